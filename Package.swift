@@ -1,0 +1,71 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The layout is the architecture:
+//   CCurl / CArchive      system libraries (pkg-config), imported only by
+//   XferCurl / XferArchive  Swift wrappers with no C types in their public API;
+//   XferBatch             the core: Manifest -> Plan -> Execution (no C imports);
+//   xferbatch             the executable: argument parsing only.
+let package = Package(
+    name: "xferbatch",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "xferbatch", targets: ["xferbatch"]),
+        .library(name: "XferBatch", targets: ["XferBatch"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CArchive",
+            pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]
+        ),
+        .target(
+            name: "XferCurl",
+            dependencies: [
+                "CCurl",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "XferArchive",
+            dependencies: ["CArchive"]
+        ),
+        .target(
+            name: "XferBatch",
+            dependencies: [
+                "XferCurl",
+                "XferArchive",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "xferbatch",
+            dependencies: [
+                "XferBatch",
+                "XferCurl",
+                "XferArchive",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "XferBatchTests",
+            dependencies: ["XferBatch"],
+            resources: [.copy("Snapshots")]
+        ),
+        .testTarget(
+            name: "CommandLineTests",
+            dependencies: ["XferBatch"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

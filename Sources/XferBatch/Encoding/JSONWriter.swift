@@ -1,0 +1,140 @@
+/// Writes JSON straight into a byte buffer: no intermediate dictionaries, no Codable.
+///
+/// Plans of 100,000 jobs are tens of megabytes; building `[String: Any]` trees or going
+/// through `JSONEncoder` would cost more than planning itself. The writer tracks commas
+/// itself; callers describe structure with `object { }`, `array { }` and `key(_:)`.
+/// Output is compact unless `pretty` is set (two-space indent, for humans and snapshots).
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8] = []
+    private var needsComma = false
+    private var depth = 0
+    private let pretty: Bool
+
+    public init(pretty: Bool = false, capacity: Int = 4096) {
+        self.pretty = pretty
+        bytes.reserveCapacity(capacity)
+    }
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if pretty, depth > 0 { newline() }
+    }
+
+    private mutating func newline() {
+        bytes.append(0x0A)
+        for _ in 0..<depth { bytes.append(0x20); bytes.append(0x20) }
+    }
+
+    public mutating func object(_ body: (inout JSONWriter) -> Void) {
+        separateUnlessAfterKey()
+        bytes.append(UInt8(ascii: "{"))
+        depth += 1
+        needsComma = false
+        let start = bytes.count
+        body(&self)
+        depth -= 1
+        if pretty, bytes.count != start { newline() }
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+        afterKey = false
+    }
+
+    public mutating func array(_ body: (inout JSONWriter) -> Void) {
+        separateUnlessAfterKey()
+        bytes.append(UInt8(ascii: "["))
+        depth += 1
+        needsComma = false
+        let start = bytes.count
+        body(&self)
+        depth -= 1
+        if pretty, bytes.count != start { newline() }
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+        afterKey = false
+    }
+
+    private var afterKey = false
+
+    private mutating func separateUnlessAfterKey() {
+        if afterKey { afterKey = false } else { separate() }
+    }
+
+    /// Starts a member; the next value written is its value.
+    public mutating func key(_ name: String) {
+        separate()
+        writeString(name)
+        bytes.append(UInt8(ascii: ":"))
+        if pretty { bytes.append(0x20) }
+        afterKey = true
+        needsComma = false
+    }
+
+    public mutating func string(_ value: String) {
+        separateUnlessAfterKey()
+        writeString(value)
+        needsComma = true
+    }
+
+    public mutating func int(_ value: Int64) {
+        separateUnlessAfterKey()
+        bytes.append(contentsOf: String(value).utf8)
+        needsComma = true
+    }
+
+    public mutating func int(_ value: Int) { int(Int64(value)) }
+
+    public mutating func double(_ value: Double) {
+        separateUnlessAfterKey()
+        if value.isFinite { bytes.append(contentsOf: String(value).utf8) } else { bytes.append(contentsOf: "null".utf8) }
+        needsComma = true
+    }
+
+    public mutating func bool(_ value: Bool) {
+        separateUnlessAfterKey()
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        needsComma = true
+    }
+
+    public mutating func null() {
+        separateUnlessAfterKey()
+        bytes.append(contentsOf: "null".utf8)
+        needsComma = true
+    }
+
+    // Conveniences for `key: value` members.
+    public mutating func member(_ name: String, _ value: String) { key(name); string(value) }
+    public mutating func member(_ name: String, _ value: String?) { key(name); if let value { string(value) } else { null() } }
+    public mutating func member(_ name: String, _ value: Int) { key(name); int(value) }
+    public mutating func member(_ name: String, _ value: Int64?) { key(name); if let value { int(value) } else { null() } }
+    public mutating func member(_ name: String, _ value: Bool) { key(name); bool(value) }
+    public mutating func member(_ name: String, strings: [String]) {
+        key(name)
+        array { w in for s in strings { w.string(s) } }
+    }
+
+    private mutating func writeString(_ s: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { utf8 in
+            var runStart = 0
+            for i in 0..<utf8.count {
+                let b = utf8[i]
+                guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                switch b {
+                case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+                case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+                }
+                runStart = i + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

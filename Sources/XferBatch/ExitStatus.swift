@@ -1,0 +1,26 @@
+/// The process exit codes of `xferbatch`, documented in the README and `--help`.
+public enum ExitStatus: Int32, Sendable, CaseIterable {
+    /// Every job succeeded or was up to date.
+    case success = 0
+    /// At least one job failed or was skipped.
+    case jobsFailed = 1
+    /// The manifest or the command line is invalid.
+    case invalidInput = 2
+    /// Another run holds the state folder's lock.
+    case locked = 3
+    /// Interrupted by SIGINT.
+    case interrupted = 130
+    /// Terminated by SIGTERM.
+    case terminated = 143
+
+    /// One line per code, for `--help` and the README.
+    public static let helpText = """
+        Exit codes:
+          0    every job succeeded or was up to date
+          1    at least one job failed or was skipped
+          2    invalid manifest or usage
+          3    another run holds the lock on the state folder
+          130  interrupted (SIGINT)
+          143  terminated (SIGTERM)
+        """
+}

@@ -1,0 +1,46 @@
+/// Pack the outputs of other jobs (or paths they produced) into one archive file.
+public struct Archive: Sendable {
+    /// Job ids or paths/globs under `outputDir`, as written; the planner tells them apart.
+    public var from: [String]
+    /// Destination, relative to `outputDir` unless absolute.
+    public var to: String
+    public var format: ArchiveFormat
+    /// Compression level; the format's default when absent.
+    public var level: Int?
+    /// Prepended to every entry name, e.g. `bundle/`.
+    public var prefix: String
+    /// Fixed mtime, owner and modes, so identical inputs give identical bytes.
+    public var reproducible: Bool
+    /// Delete the inputs once the archive is complete and renamed into place.
+    public var removeSources: Bool
+
+    public init(from: [String], to: String, format: ArchiveFormat, level: Int? = nil, prefix: String = "",
+                reproducible: Bool = false, removeSources: Bool = false) {
+        self.from = from
+        self.to = to
+        self.format = format
+        self.level = level
+        self.prefix = prefix
+        self.reproducible = reproducible
+        self.removeSources = removeSources
+    }
+}
+
+/// Archive formats an archive job can write.
+public enum ArchiveFormat: String, Sendable, CaseIterable {
+    case tar
+    case tarGz = "tar.gz"
+    case tarXz = "tar.xz"
+    case tarZst = "tar.zst"
+    case zip
+
+    /// The format a file name implies (`x.tgz` -> tar.gz), or nil.
+    public static func inferred(from fileName: String) -> ArchiveFormat? {
+        let name = fileName.lowercased()
+        let table: [(String, ArchiveFormat)] = [
+            (".tar.gz", .tarGz), (".tgz", .tarGz), (".tar.xz", .tarXz), (".txz", .tarXz),
+            (".tar.zst", .tarZst), (".tzst", .tarZst), (".tar", .tar), (".zip", .zip),
+        ]
+        return table.first { name.hasSuffix($0.0) }?.1
+    }
+}

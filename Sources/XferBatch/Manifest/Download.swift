@@ -1,0 +1,36 @@
+/// Fetch one URL to a file.
+public struct Download: Sendable {
+    public var url: TransferURL
+    /// Destination as written; ending in `/` means "this folder, name decided at run time".
+    public var to: String
+    /// Expected SHA-256 (64 lower-case hex digits), checked before the file is renamed into place.
+    public var sha256: String?
+    /// Expected size in bytes; checked on completion and used for the disk-space check.
+    public var size: Int64?
+    public var refresh: RefreshMode
+    /// Job-level transfer settings; they override `defaults` key by key.
+    public var transfer: TransferSettings
+
+    public init(url: TransferURL, to: String, sha256: String? = nil, size: Int64? = nil,
+                refresh: RefreshMode = .never, transfer: TransferSettings = TransferSettings()) {
+        self.url = url
+        self.to = to
+        self.sha256 = sha256
+        self.size = size
+        self.refresh = refresh
+        self.transfer = transfer
+    }
+
+    /// True when the destination is a folder and the file name comes from the response.
+    public var namesFileAtRunTime: Bool { to.isEmpty || to.hasSuffix("/") }
+}
+
+/// What a re-run does with a download that already finished.
+public enum RefreshMode: String, Sendable, CaseIterable {
+    /// Keep the finished file (default).
+    case never
+    /// Ask the server with `If-None-Match` / `If-Modified-Since`; 304 keeps the file.
+    case conditional
+    /// Download again every run.
+    case always
+}

@@ -1,0 +1,72 @@
+/// Expands `${VAR}` and `${VAR:-default}` in manifest strings.
+///
+/// `$$` stands for a literal `$`; a `$` not followed by `{` or `$` is kept as is (so
+/// `price$5` needs no escaping). An unset variable without a default is an error, never
+/// an empty string: a URL silently missing its host is worse than a refusal.
+public struct EnvironmentExpander: Sendable {
+    public enum Failure: Error, Equatable, Sendable {
+        case unset(String)
+        case malformed(String)
+    }
+
+    public let environment: [String: String]
+
+    public init(environment: [String: String]) {
+        self.environment = environment
+    }
+
+    /// `text` with every reference replaced; `text` itself when it has no `$` (fast path).
+    public func expand(_ text: String) throws(Failure) -> String {
+        guard text.utf8.contains(UInt8(ascii: "$")) else { return text }
+        var out = ""
+        var rest = Substring(text)
+        while let dollar = rest.firstIndex(of: "$") {
+            out += rest[..<dollar]
+            let after = rest.index(after: dollar)
+            if after < rest.endIndex, rest[after] == "$" {
+                out += "$"
+                rest = rest[rest.index(after: after)...]
+                continue
+            }
+            guard after < rest.endIndex, rest[after] == "{" else {
+                out += "$"
+                rest = rest[after...]
+                continue
+            }
+            guard let close = rest[after...].firstIndex(of: "}") else {
+                throw .malformed("unterminated \"${\" (write \"$$\" for a literal \"$\")")
+            }
+            let body = rest[rest.index(after: after)..<close]
+            let name: Substring
+            let fallback: Substring?
+            if let sep = body.range(of: ":-") {
+                name = body[..<sep.lowerBound]
+                fallback = body[sep.upperBound...]
+            } else {
+                name = body
+                fallback = nil
+            }
+            guard Self.isValidName(name) else {
+                throw .malformed("\"${\(body)}\" is not a variable reference; names are [A-Za-z_][A-Za-z0-9_]*")
+            }
+            if let value = environment[String(name)], !(fallback != nil && value.isEmpty) {
+                out += value
+            } else if let fallback {
+                out += fallback
+            } else {
+                throw .unset(String(name))
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        out += rest
+        return out
+    }
+
+    /// True for a POSIX-style environment variable name.
+    public static func isValidName(_ name: some StringProtocol) -> Bool {
+        guard let first = name.utf8.first, !(first >= 0x30 && first <= 0x39) else { return false }
+        return name.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == UInt8(ascii: "_")
+        }
+    }
+}

@@ -1,0 +1,181 @@
+extension ManifestDecoder {
+    static let jobKeys = ["id", "dependsOn", "optional", "priority", "allowOutsideOutputDir", "download", "upload", "archive"]
+    static let actionKeys = ["download", "upload", "archive"]
+    static let downloadKeys = ["url", "to", "sha256", "size", "refresh"] + transferKeys
+    static let uploadKeys = ["url", "from", "method", "contentType", "multipart", "createMissingDirs"] + transferKeys
+    static let archiveKeys = ["from", "to", "format", "level", "prefix", "reproducible", "removeSources"]
+    static let multipartKeys = ["fields", "files"]
+    static let multipartFileKeys = ["field", "path", "filename", "contentType"]
+
+    func decodeJobs(_ node: JSONNode) -> [Job]? {
+        guard case .array(let items) = node.value else {
+            report("expected an array of jobs, found \(node.value.typeName)", at: node.offset)
+            return nil
+        }
+        if items.isEmpty { report("there are no jobs", at: node.offset) }
+        var jobs: [Job] = []
+        jobs.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            if let job = within(index: i, { decodeJob(item, index: i) }) { jobs.append(job) }
+        }
+        return jobs
+    }
+
+    func decodeJob(_ node: JSONNode, index: Int) -> Job? {
+        guard let m = members(of: node, allowed: Self.jobKeys) else { return nil }
+        let id = field(m, "id", required: true) { node -> String? in
+            guard let id = rawString(node) else { return nil }
+            guard JobID.isValid(id) else {
+                report("job id \"\(id)\" may only contain letters, digits, '.', '_' and '-'", at: node.offset)
+                return nil
+            }
+            return id
+        }
+        let dependsOn = field(m, "dependsOn") { stringArray($0, expand: false) } ?? []
+        let optional = field(m, "optional") { bool($0) } ?? false
+        let priority = field(m, "priority") { int($0, in: -1_000_000...1_000_000) } ?? 0
+        let allowOutside = field(m, "allowOutsideOutputDir") { bool($0) } ?? false
+
+        let present = Self.actionKeys.filter { m.has($0) }
+        guard present.count == 1 else {
+            if present.isEmpty {
+                report("a job needs exactly one of \"download\", \"upload\" or \"archive\"", at: node.offset)
+            } else {
+                report("a job has exactly one of \"download\", \"upload\" or \"archive\", found \(present.map { "\"\($0)\"" }.joined(separator: " and "))", at: node.offset)
+            }
+            return nil
+        }
+        let action: JobAction?
+        switch present[0] {
+        case "download": action = field(m, "download") { decodeDownload($0) }.map(JobAction.download)
+        case "upload": action = field(m, "upload") { decodeUpload($0) }.map(JobAction.upload)
+        default: action = field(m, "archive") { decodeArchive($0) }.map(JobAction.archive)
+        }
+        guard let id, let action else { return nil }
+        return Job(id: id, index: index, dependsOn: dependsOn, optional: optional, priority: priority,
+                   allowOutsideOutputDir: allowOutside, action: action)
+    }
+
+    func decodeDownload(_ node: JSONNode) -> Download? {
+        guard let m = members(of: node, allowed: Self.downloadKeys) else { return nil }
+        let url = field(m, "url", required: true) { self.url($0) }
+        let to = field(m, "to") { nonEmptyString($0) }
+        let sha = field(m, "sha256") { node -> String? in
+            guard let s = string(node) else { return nil }
+            let lower = s.lowercased()
+            guard lower.utf8.count == 64, lower.utf8.allSatisfy(PercentEncoding.isHex) else {
+                report("sha256 must be 64 hexadecimal digits, found \(s.utf8.count) characters", at: node.offset)
+                return nil
+            }
+            return lower
+        }
+        let size = field(m, "size") { self.size($0) }
+        let refresh = field(m, "refresh") { oneOf($0, RefreshMode.self) } ?? .never
+        let transfer = decodeTransferSettings(m)
+        guard let url else { return nil }
+        if url.scheme == "data", to == nil || to!.hasSuffix("/") {
+            within("to") { report("a data: URL has no file name; give \"to\" a file name", at: node.offset) }
+        }
+        return Download(url: url, to: to ?? "", sha256: sha, size: size, refresh: refresh, transfer: transfer)
+    }
+
+    func decodeUpload(_ node: JSONNode) -> Upload? {
+        guard let m = members(of: node, allowed: Self.uploadKeys) else { return nil }
+        let url = field(m, "url", required: true) { self.url($0) }
+        let method = field(m, "method") { oneOf($0, UploadMethod.self) } ?? .put
+        let contentType = field(m, "contentType") { nonEmptyString($0) }
+        let createDirs = field(m, "createMissingDirs") { bool($0) } ?? false
+        let transfer = decodeTransferSettings(m)
+        let body: UploadBody?
+        switch (m["from"], m["multipart"]) {
+        case (.some, .some):
+            report("an upload has either \"from\" (a raw body) or \"multipart\", not both", at: node.offset)
+            body = nil
+        case (.some, nil):
+            body = field(m, "from") { nonEmptyString($0) }.map(UploadBody.file)
+        case (nil, .some):
+            body = field(m, "multipart") { decodeMultipart($0) }.map(UploadBody.multipart)
+            if contentType != nil {
+                within("contentType") { report("contentType applies to a raw body; give each multipart file its own contentType", at: m["contentType"]?.value.offset) }
+            }
+        case (nil, nil):
+            report("an upload needs \"from\" (a file sent as the body) or \"multipart\"", at: node.offset)
+            body = nil
+        }
+        if let url, body != nil, case .multipart = body!, !(url.scheme == "http" || url.scheme == "https") {
+            within("url") { report("multipart uploads need an http or https URL", at: m["url"]?.value.offset) }
+        }
+        guard let url, let body else { return nil }
+        return Upload(url: url, method: method, body: body, contentType: contentType,
+                      createMissingDirectories: createDirs, transfer: transfer)
+    }
+
+    func decodeMultipart(_ node: JSONNode) -> MultipartForm? {
+        guard let m = members(of: node, allowed: Self.multipartKeys) else { return nil }
+        let fields = field(m, "fields") { node -> [MultipartForm.Field]? in
+            guard case .object(let members) = node.value else {
+                report("expected an object of field names to values, found \(node.value.typeName)", at: node.offset)
+                return nil
+            }
+            return members.compactMap { member in
+                within(member.key) { string(member.value).map { MultipartForm.Field(name: member.key, value: $0) } }
+            }
+        } ?? []
+        let files = field(m, "files") { node -> [MultipartForm.File]? in
+            guard case .array(let items) = node.value else {
+                report("expected an array of files, found \(node.value.typeName)", at: node.offset)
+                return nil
+            }
+            return items.enumerated().compactMap { i, item in within(index: i) { decodeMultipartFile(item) } }
+        } ?? []
+        if fields.isEmpty, files.isEmpty, !m.has("fields"), !m.has("files") {
+            report("a multipart form needs \"fields\" or \"files\"", at: node.offset)
+        }
+        return MultipartForm(fields: fields, files: files)
+    }
+
+    func decodeMultipartFile(_ node: JSONNode) -> MultipartForm.File? {
+        guard let m = members(of: node, allowed: Self.multipartFileKeys) else { return nil }
+        let name = field(m, "field", required: true) { nonEmptyString($0) }
+        let path = field(m, "path", required: true) { nonEmptyString($0) }
+        let filename = field(m, "filename") { nonEmptyString($0) }
+        let type = field(m, "contentType") { nonEmptyString($0) }
+        guard let name, let path else { return nil }
+        return MultipartForm.File(field: name, path: path, filename: filename, contentType: type)
+    }
+
+    func decodeArchive(_ node: JSONNode) -> Archive? {
+        guard let m = members(of: node, allowed: Self.archiveKeys) else { return nil }
+        let from = field(m, "from", required: true) { node -> [String]? in
+            guard let list = stringArray(node) else { return nil }
+            if list.isEmpty { report("an archive needs at least one input", at: node.offset) }
+            return list
+        }
+        let to = field(m, "to", required: true) { nonEmptyString($0) }
+        var format = field(m, "format") { oneOf($0, ArchiveFormat.self) }
+        let level = field(m, "level") { int($0, in: 0...22) }
+        let prefix = field(m, "prefix") { string($0) } ?? ""
+        let reproducible = field(m, "reproducible") { bool($0) } ?? false
+        let removeSources = field(m, "removeSources") { bool($0) } ?? false
+        if format == nil, let to {
+            format = ArchiveFormat.inferred(from: to)
+            if format == nil {
+                within("format") { report("cannot tell the format from \"\(to)\"; add \"format\" (tar, tar.gz, tar.xz, tar.zst or zip)", at: node.offset) }
+            }
+        }
+        guard let from, let to, let format else { return nil }
+        return Archive(from: from, to: to, format: format, level: level, prefix: prefix,
+                       reproducible: reproducible, removeSources: removeSources)
+    }
+}
+
+/// The rule for job ids.
+enum JobID {
+    /// `[A-Za-z0-9._-]+`
+    static func isValid(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+                || b == UInt8(ascii: ".") || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
+        }
+    }
+}

@@ -1,0 +1,42 @@
+extension ManifestDecoder {
+    static let topLevelKeys = ["$schema", "version", "name", "outputDir", "defaults", "limits", "jobs"]
+    static let limitKeys = ["concurrency", "perHost", "bandwidth"]
+
+    /// The whole manifest, or nil when the document is unusable (problems are in `diagnostics`).
+    func decodeManifest(_ root: JSONNode) -> Manifest? {
+        guard let top = members(of: root, allowed: Self.topLevelKeys) else { return nil }
+        var manifest = Manifest()
+        _ = field(top, "$schema") { rawString($0) }
+        guard let version = field(top, "version", required: true, { integer($0, in: Int64.min / 2...Int64.max / 2) }) else {
+            return nil
+        }
+        guard version == Int64(Manifest.supportedVersion) else {
+            within("version") {
+                report("unsupported manifest version \(version); this xferbatch reads version \(Manifest.supportedVersion)", at: top["version"]?.value.offset)
+            }
+            return nil
+        }
+        manifest.name = field(top, "name") { string($0) }
+        manifest.outputDir = field(top, "outputDir") { nonEmptyString($0) } ?? "."
+        manifest.defaults = field(top, "defaults") { decodeTransferSettings($0, allowed: Self.transferKeys) } ?? TransferSettings()
+        manifest.limits = field(top, "limits") { decodeLimits($0) } ?? Limits()
+        manifest.jobs = field(top, "jobs", required: true) { decodeJobs($0) } ?? []
+        return manifest
+    }
+
+    func decodeLimits(_ node: JSONNode) -> Limits? {
+        guard let m = members(of: node, allowed: Self.limitKeys) else { return nil }
+        var limits = Limits()
+        if let c = field(m, "concurrency", { int($0, in: 1...10_000) }) { limits.concurrency = c }
+        if let p = field(m, "perHost", { int($0, in: 1...10_000) }) { limits.perHost = p }
+        limits.bandwidth = field(m, "bandwidth") { node -> Int64? in
+            guard let text = string(node) else { return nil }
+            guard let rate = ByteSize.parseRate(text), rate > 0 else {
+                report("\"\(text)\" is not a rate; write a size per second, e.g. \"50MiB/s\"", at: node.offset)
+                return nil
+            }
+            return rate
+        }
+        return limits
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Lexical path arithmetic (no file system access): join, normalise, containment.
+///
+/// The planner touches nothing, so confinement is decided on the text of the paths;
+/// the executor re-checks with the real file system before writing.
+enum PathText {
+    /// `path` made absolute against the current directory and normalised.
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return normalize(path) }
+        return normalize(FileManager.default.currentDirectoryPath + "/" + path)
+    }
+
+    /// `path` resolved against `base` (kept as is when absolute), normalised.
+    static func resolve(_ path: String, against base: String) -> String {
+        if path.hasPrefix("/") { return normalize(path) }
+        return normalize(base + "/" + path)
+    }
+
+    /// Removes `.`, empty components and resolves `..` lexically; keeps a leading `/`.
+    /// `..` above the root stays at the root.
+    static func normalize(_ path: String) -> String {
+        let absolute = path.hasPrefix("/")
+        var parts: [Substring] = []
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if component == "." { continue }
+            if component == ".." {
+                if let last = parts.last, last != ".." { parts.removeLast() } else if !absolute { parts.append(component) }
+                continue
+            }
+            parts.append(component)
+        }
+        let joined = parts.joined(separator: "/")
+        if absolute { return "/" + joined }
+        return joined.isEmpty ? "." : joined
+    }
+
+    /// True when `path` is `folder` or inside it (both normalised and absolute).
+    static func isWithin(_ path: String, folder: String) -> Bool {
+        if path == folder { return true }
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        return path.hasPrefix(prefix)
+    }
+
+    /// `path` relative to `base` when inside it, else `path` itself (for display).
+    static func display(_ path: String, relativeTo base: String) -> String {
+        guard isWithin(path, folder: base), path != base else { return path }
+        return String(path.dropFirst(base.hasSuffix("/") ? base.count : base.count + 1))
+    }
+
+    static func lastComponent(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+}

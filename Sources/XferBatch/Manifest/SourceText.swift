@@ -1,0 +1,35 @@
+/// The manifest's bytes and a line index, turning byte offsets into `LINE:COL`.
+///
+/// Columns count Unicode scalars (what an editor shows), lines start at 1.
+public struct SourceText: Sendable {
+    public let path: String
+    public let bytes: [UInt8]
+    private let lineStarts: [Int]
+
+    public init(path: String, bytes: [UInt8]) {
+        self.path = path
+        self.bytes = bytes
+        var starts = [0]
+        for (i, b) in bytes.enumerated() where b == 0x0A { starts.append(i + 1) }
+        self.lineStarts = starts
+    }
+
+    /// One-based line and column of a byte offset (clamped to the file).
+    public func lineAndColumn(of offset: Int) -> (line: Int, column: Int) {
+        let offset = max(0, min(offset, bytes.count))
+        var lo = 0, hi = lineStarts.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if lineStarts[mid] <= offset { lo = mid } else { hi = mid - 1 }
+        }
+        var column = 1
+        var i = lineStarts[lo]
+        while i < offset {
+            if bytes[i] & 0xC0 != 0x80 { column += 1 }
+            i += 1
+        }
+        // Offset inside a multi-byte scalar: count it as the scalar's column.
+        if offset < bytes.count, bytes[offset] & 0xC0 == 0x80 { column -= 1 }
+        return (lo + 1, column)
+    }
+}

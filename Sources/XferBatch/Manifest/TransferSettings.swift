@@ -1,0 +1,113 @@
+/// Settings of a transfer that may stand in `defaults` and in a job's `download`/`upload`.
+///
+/// Every field is optional here: an absent field inherits. `overridden(by:)` merges key by
+/// key (headers by case-insensitive name), and the `Planner` fills what is still absent
+/// from the named defaults of `RetryPolicy` and `TimeoutSettings`.
+public struct TransferSettings: Sendable, Equatable {
+    public var headers: [Header]
+    public var auth: Auth?
+    public var retry: RetrySettings
+    public var timeouts: TimeoutSettings
+    public var tls: TLSSettings
+    public var proxy: String?
+    public var sftp: SFTPSettings
+
+    public init(headers: [Header] = [], auth: Auth? = nil, retry: RetrySettings = RetrySettings(),
+                timeouts: TimeoutSettings = TimeoutSettings(), tls: TLSSettings = TLSSettings(),
+                proxy: String? = nil, sftp: SFTPSettings = SFTPSettings()) {
+        self.headers = headers
+        self.auth = auth
+        self.retry = retry
+        self.timeouts = timeouts
+        self.tls = tls
+        self.proxy = proxy
+        self.sftp = sftp
+    }
+}
+
+/// A request header; its value is literal or read from the environment at run time.
+public struct Header: Sendable, Equatable {
+    public var name: String
+    public var value: HeaderValue
+
+    public init(name: String, value: HeaderValue) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A header value: literal text, or the name of an environment variable (for secrets).
+public enum HeaderValue: Sendable, Equatable {
+    case literal(String)
+    case environment(String)
+}
+
+/// Credentials, always by environment-variable name: the manifest never holds a secret.
+public enum Auth: Sendable, Equatable {
+    case basic(userEnv: String, passwordEnv: String)
+    case bearer(tokenEnv: String)
+    /// Use `~/.netrc` for the host.
+    case netrc
+}
+
+/// Retry parameters as written; absent fields inherit.
+public struct RetrySettings: Sendable, Equatable {
+    public var attempts: Int?
+    public var initialDelay: Duration?
+    public var maxDelay: Duration?
+    public var maxRetryAfter: Duration?
+
+    public init(attempts: Int? = nil, initialDelay: Duration? = nil, maxDelay: Duration? = nil, maxRetryAfter: Duration? = nil) {
+        self.attempts = attempts
+        self.initialDelay = initialDelay
+        self.maxDelay = maxDelay
+        self.maxRetryAfter = maxRetryAfter
+    }
+}
+
+/// Timeouts as written; absent fields inherit.
+public struct TimeoutSettings: Sendable, Equatable {
+    /// Default time to establish a connection (TCP + TLS).
+    public static let defaultConnect: Duration = .seconds(30)
+    /// Default time without progress after which a transfer counts as stalled.
+    public static let defaultStall: Duration = .seconds(60)
+
+    /// Connection establishment.
+    public var connect: Duration?
+    /// Whole transfer; absent means no limit.
+    public var total: Duration?
+    /// Longest time with no bytes moving.
+    public var stall: Duration?
+
+    public init(connect: Duration? = nil, total: Duration? = nil, stall: Duration? = nil) {
+        self.connect = connect
+        self.total = total
+        self.stall = stall
+    }
+}
+
+/// TLS verification settings.
+public struct TLSSettings: Sendable, Equatable {
+    /// CA bundle file, relative to the manifest's folder.
+    public var caFile: String?
+    /// Turns certificate verification off; warned about in plan and run.
+    public var insecure: Bool?
+
+    public init(caFile: String? = nil, insecure: Bool? = nil) {
+        self.caFile = caFile
+        self.insecure = insecure
+    }
+}
+
+/// SFTP settings; host keys are always verified.
+public struct SFTPSettings: Sendable, Equatable {
+    /// known_hosts file; `~/.ssh/known_hosts` when absent.
+    public var knownHosts: String?
+    /// Private key file for public-key authentication.
+    public var privateKey: String?
+
+    public init(knownHosts: String? = nil, privateKey: String? = nil) {
+        self.knownHosts = knownHosts
+        self.privateKey = privateKey
+    }
+}

@@ -1,0 +1,64 @@
+/// Send a local file (raw body) or a multipart form to a URL.
+public struct Upload: Sendable {
+    public var url: TransferURL
+    public var method: UploadMethod
+    public var body: UploadBody
+    /// Content type of a raw body; guessed from the extension when absent.
+    public var contentType: String?
+    /// For FTP/SFTP: create missing remote folders.
+    public var createMissingDirectories: Bool
+    public var transfer: TransferSettings
+
+    public init(url: TransferURL, method: UploadMethod = .put, body: UploadBody, contentType: String? = nil,
+                createMissingDirectories: Bool = false, transfer: TransferSettings = TransferSettings()) {
+        self.url = url
+        self.method = method
+        self.body = body
+        self.contentType = contentType
+        self.createMissingDirectories = createMissingDirectories
+        self.transfer = transfer
+    }
+
+    /// Every local path this upload reads, as written.
+    public var sourcePaths: [String] {
+        switch body {
+        case .file(let path): [path]
+        case .multipart(let form): form.files.map(\.path)
+        }
+    }
+}
+
+/// HTTP method of an upload (FTP and SFTP always store).
+public enum UploadMethod: String, Sendable, CaseIterable {
+    case put = "PUT"
+    case post = "POST"
+}
+
+/// The body of an upload, streamed from disk.
+public enum UploadBody: Sendable {
+    /// The file's bytes are the body.
+    case file(String)
+    /// `multipart/form-data` with fields and files.
+    case multipart(MultipartForm)
+}
+
+/// The fields and files of a `multipart/form-data` upload, in manifest order.
+public struct MultipartForm: Sendable {
+    public struct Field: Sendable, Equatable {
+        public var name: String
+        public var value: String
+    }
+
+    public struct File: Sendable, Equatable {
+        /// Form field name; several files may share one (`userfile[]`).
+        public var field: String
+        /// Local path as written, relative to the manifest's folder.
+        public var path: String
+        /// Filename sent to the server; defaults to the path's last component.
+        public var filename: String?
+        public var contentType: String?
+    }
+
+    public var fields: [Field]
+    public var files: [File]
+}

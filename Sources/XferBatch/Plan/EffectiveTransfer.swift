@@ -1,0 +1,52 @@
+/// The settings a transfer actually runs with: defaults merged with the job's own, every
+/// gap filled, every file path absolute. This is what `plan` shows and `run` uses.
+public struct EffectiveTransfer: Sendable, Equatable {
+    public var headers: [Header]
+    public var auth: Auth?
+    public var retry: RetryPolicy
+    public var connectTimeout: Duration
+    /// nil: no limit on the whole transfer.
+    public var totalTimeout: Duration?
+    public var stallTimeout: Duration
+    /// Absolute path of a CA bundle, or nil for the system's.
+    public var caFile: String?
+    public var insecure: Bool
+    public var proxy: String?
+    /// Absolute path; nil means `~/.ssh/known_hosts`.
+    public var knownHosts: String?
+    public var privateKey: String?
+
+    /// `settings` with gaps filled and paths resolved against `directory` (`~/` against `home`).
+    public init(_ settings: TransferSettings, directory: String, home: String?) {
+        func file(_ p: String?) -> String? {
+            guard let p else { return nil }
+            if p.hasPrefix("~/"), let home { return PathText.resolve(String(p.dropFirst(2)), against: home) }
+            return PathText.resolve(p, against: directory)
+        }
+        headers = settings.headers
+        auth = settings.auth
+        retry = RetryPolicy(settings.retry)
+        connectTimeout = settings.timeouts.connect ?? TimeoutSettings.defaultConnect
+        totalTimeout = settings.timeouts.total
+        stallTimeout = settings.timeouts.stall ?? TimeoutSettings.defaultStall
+        caFile = file(settings.tls.caFile)
+        insecure = settings.tls.insecure ?? false
+        proxy = settings.proxy
+        knownHosts = file(settings.sftp.knownHosts)
+        privateKey = file(settings.sftp.privateKey)
+    }
+
+    /// Environment variables this transfer reads secrets from.
+    public var secretVariables: [String] {
+        var names: [String] = []
+        switch auth {
+        case .basic(let user, let password): names += [user, password]
+        case .bearer(let token): names.append(token)
+        case .netrc, nil: break
+        }
+        for header in headers {
+            if case .environment(let name) = header.value { names.append(name) }
+        }
+        return names
+    }
+}

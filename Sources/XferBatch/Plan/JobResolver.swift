@@ -1,0 +1,111 @@
+/// Resolves one job for the plan: absolute paths, effective settings, confinement and warnings.
+struct JobResolver {
+    let job: Job
+    let directory: String
+    let outputDirectory: String
+    let defaults: TransferSettings
+    let environment: [String: String]
+    let home: String?
+    let indexByID: [String: Int]
+
+    private(set) var problems: [Diagnostic] = []
+    private(set) var implicitDependencies: [String] = []
+    private var warnings: [String] = []
+
+    init(job: Job, directory: String, outputDirectory: String, defaults: TransferSettings,
+         environment: [String: String], home: String?, indexByID: [String: Int]) {
+        self.job = job
+        self.directory = directory
+        self.outputDirectory = outputDirectory
+        self.defaults = defaults
+        self.environment = environment
+        self.home = home
+        self.indexByID = indexByID
+    }
+
+    mutating func resolve() -> PlannedJob {
+        var action = job.action
+        var transfer: EffectiveTransfer? = nil
+        var inputs: [ArchiveInput] = []
+        switch job.action {
+        case .download(var d):
+            d.to = destination(d.to, key: "to")
+            let t = effective(d.transfer)
+            transfer = t
+            if d.sha256 == nil { warnings.append("no sha256: the downloaded content is not verified") }
+            if d.namesFileAtRunTime {
+                let fallback = d.url.lastPathSegment.map { "\"\($0)\"" } ?? "the job id"
+                warnings.append("file name decided at run time: Content-Disposition, else \(fallback)")
+            }
+            checkCredentials(t, url: d.url)
+            action = .download(d)
+        case .upload(var u):
+            switch u.body {
+            case .file(let p):
+                u.body = .file(PathText.resolve(p, against: directory))
+            case .multipart(var form):
+                for i in form.files.indices { form.files[i].path = PathText.resolve(form.files[i].path, against: directory) }
+                u.body = .multipart(form)
+            }
+            let t = effective(u.transfer)
+            transfer = t
+            checkCredentials(t, url: u.url)
+            action = .upload(u)
+        case .archive(var a):
+            a.to = destination(a.to, key: "to")
+            for (k, input) in a.from.enumerated() {
+                if indexByID[input] != nil {
+                    if input == job.id {
+                        problems.append(Diagnostic(JobPath.action(job, "from").appending(index: k), "an archive cannot contain itself"))
+                    }
+                    inputs.append(.job(id: input, path: ""))
+                    implicitDependencies.append(input)
+                } else {
+                    let resolved = PathText.resolve(input, against: outputDirectory)
+                    if !job.allowOutsideOutputDir, !PathText.isWithin(resolved, folder: outputDirectory) {
+                        problems.append(Diagnostic(JobPath.action(job, "from").appending(index: k),
+                                                   "\"\(input)\" is neither a job id nor a path under outputDir (\(outputDirectory))\(Suggestion.phrase(for: input, in: indexByID.keys))"))
+                    }
+                    inputs.append(.path(resolved))
+                }
+            }
+            action = .archive(a)
+        }
+        return PlannedJob(id: job.id, index: job.index, dependsOn: job.dependsOn, optional: job.optional,
+                          priority: job.priority, action: action, transfer: transfer, archiveInputs: inputs, warnings: warnings)
+    }
+
+    /// Absolute destination under `outputDir`; a trailing `/` (folder) is kept.
+    private mutating func destination(_ to: String, key: String) -> String {
+        let isFolder = to.isEmpty || to.hasSuffix("/")
+        let resolved = PathText.resolve(to.isEmpty ? "." : to, against: outputDirectory)
+        if !job.allowOutsideOutputDir, !PathText.isWithin(resolved, folder: outputDirectory) {
+            problems.append(Diagnostic(JobPath.action(job, key),
+                                       "\"\(to)\" resolves to \(resolved), outside outputDir (\(outputDirectory)); set \"allowOutsideOutputDir\": true on the job to allow it"))
+        } else if !isFolder, resolved == outputDirectory {
+            problems.append(Diagnostic(JobPath.action(job, key), "\"\(to)\" names the output folder itself, not a file"))
+        }
+        if isFolder { return resolved == "/" ? "/" : resolved + "/" }
+        return resolved
+    }
+
+    private mutating func effective(_ own: TransferSettings) -> EffectiveTransfer {
+        let t = EffectiveTransfer(defaults.overridden(by: own), directory: directory, home: home)
+        if t.insecure { warnings.append("TLS certificate verification is OFF (tls.insecure): anyone on the path can alter the data") }
+        for name in t.secretVariables where environment[name] == nil {
+            warnings.append("environment variable \(name) is not set here; the run will need it")
+        }
+        if t.retry.initialDelay > t.retry.maxDelay {
+            problems.append(Diagnostic(JobPath.action(job, "retry"),
+                                       "effective maxDelay (\(DurationText.format(t.retry.maxDelay))) is shorter than initialDelay (\(DurationText.format(t.retry.initialDelay)))"))
+        }
+        return t
+    }
+
+    private mutating func checkCredentials(_ t: EffectiveTransfer, url: TransferURL) {
+        guard t.auth != nil || t.secretVariables.count > 0 else { return }
+        if url.scheme == "http" || url.scheme == "ftp" {
+            warnings.append("credentials are sent unencrypted over \(url.scheme)")
+        }
+    }
+}

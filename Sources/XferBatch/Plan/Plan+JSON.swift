@@ -1,0 +1,210 @@
+extension Plan {
+    /// The plan as JSON, documented by `schemas/plan.schema.json`.
+    ///
+    /// Secrets cannot appear: the plan holds only environment-variable names, URLs are
+    /// redacted, and literal values of secret-looking headers are replaced.
+    public func json(pretty: Bool = false) -> [UInt8] {
+        var w = JSONWriter(pretty: pretty, capacity: 256 + jobs.count * 700)
+        w.object { w in
+            w.member("formatVersion", 1)
+            w.member("manifest", manifestPath)
+            w.member("name", name)
+            w.member("directory", directory)
+            w.member("outputDir", outputDirectory)
+            w.key("limits")
+            w.object { w in
+                w.member("concurrency", limits.concurrency)
+                w.member("perHost", limits.perHost)
+                w.member("bandwidth", limits.bandwidth)
+            }
+            w.key("summary")
+            w.object { w in
+                w.member("jobs", jobs.count)
+                for kind in JobKind.allCases { w.member(kind.rawValue + "s", count(kind)) }
+                w.member("waves", graph.waves.count)
+                w.member("warnings", jobs.reduce(0) { $0 + $1.warnings.count })
+            }
+            w.key("waves")
+            w.array { w in
+                for wave in graph.waves { w.array { w in for j in wave { w.string(jobs[j].id) } } }
+            }
+            w.member("criticalPath", strings: graph.criticalPath.map { jobs[$0].id })
+            w.key("jobs")
+            w.array { w in
+                for job in jobs { writeJob(job, to: &w) }
+            }
+        }
+        return w.bytes + [0x0A]
+    }
+
+    private func writeJob(_ job: PlannedJob, to w: inout JSONWriter) {
+        w.object { w in
+            w.member("id", job.id)
+            w.member("kind", job.kind.rawValue)
+            w.member("wave", graph.wave[job.index])
+            w.member("dependsOn", strings: job.dependsOn)
+            w.member("optional", job.optional)
+            w.member("priority", job.priority)
+            w.member("source", job.source)
+            w.member("destination", job.destination)
+            switch job.action {
+            case .download(let d):
+                w.key("download")
+                w.object { w in
+                    w.member("url", d.url.redacted)
+                    w.member("to", d.to)
+                    w.member("nameFromResponse", d.namesFileAtRunTime)
+                    w.member("size", d.size)
+                    w.member("sha256", d.sha256)
+                    w.member("refresh", d.refresh.rawValue)
+                }
+            case .upload(let u):
+                w.key("upload")
+                w.object { w in
+                    w.member("url", u.url.redacted)
+                    w.member("method", u.method.rawValue)
+                    switch u.body {
+                    case .file(let path):
+                        w.member("from", path)
+                        w.member("contentType", u.contentType)
+                    case .multipart(let form):
+                        w.key("multipart")
+                        w.object { w in
+                            w.key("fields")
+                            w.object { w in for f in form.fields { w.member(f.name, f.value) } }
+                            w.key("files")
+                            w.array { w in
+                                for f in form.files {
+                                    w.object { w in
+                                        w.member("field", f.field)
+                                        w.member("path", f.path)
+                                        w.member("filename", f.filename ?? PathText.lastComponent(f.path))
+                                        w.member("contentType", f.contentType)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    w.member("createMissingDirs", u.createMissingDirectories)
+                }
+            case .archive(let a):
+                w.key("archive")
+                w.object { w in
+                    w.key("inputs")
+                    w.array { w in
+                        for input in job.archiveInputs {
+                            w.object { w in
+                                switch input {
+                                case .job(let id, let path):
+                                    w.member("job", id)
+                                    w.member("path", path)
+                                case .path(let path):
+                                    w.member("path", path)
+                                }
+                            }
+                        }
+                    }
+                    w.member("to", a.to)
+                    w.member("format", a.format.rawValue)
+                    w.member("level", a.level.map(Int64.init))
+                    w.member("prefix", a.prefix)
+                    w.member("reproducible", a.reproducible)
+                    w.member("removeSources", a.removeSources)
+                }
+            }
+            if let t = job.transfer {
+                w.key("transfer")
+                t.writeJSON(to: &w)
+            }
+            w.member("warnings", strings: job.warnings)
+        }
+    }
+}
+
+extension EffectiveTransfer {
+    func writeJSON(to w: inout JSONWriter) {
+        w.object { w in
+            w.key("headers")
+            w.object { w in
+                for h in headers {
+                    w.key(h.name)
+                    switch h.value {
+                    case .literal(let v): w.string(Header.isSecretLooking(h.name) ? "REDACTED" : v)
+                    case .environment(let name): w.object { w in w.member("valueEnv", name) }
+                    }
+                }
+            }
+            w.key("auth")
+            switch auth {
+            case nil: w.null()
+            case .netrc: w.object { w in w.member("netrc", true) }
+            case .bearer(let token): w.object { w in w.key("bearer"); w.object { w in w.member("tokenEnv", token) } }
+            case .basic(let user, let password):
+                w.object { w in
+                    w.key("basic")
+                    w.object { w in
+                        w.member("userEnv", user)
+                        w.member("passwordEnv", password)
+                    }
+                }
+            }
+            w.key("retry")
+            w.object { w in
+                w.member("attempts", retry.attempts)
+                w.member("initialDelay", DurationText.format(retry.initialDelay))
+                w.member("maxDelay", DurationText.format(retry.maxDelay))
+                w.member("maxRetryAfter", DurationText.format(retry.maxRetryAfter))
+            }
+            w.key("timeouts")
+            w.object { w in
+                w.member("connect", DurationText.format(connectTimeout))
+                w.member("total", totalTimeout.map(DurationText.format))
+                w.member("stall", DurationText.format(stallTimeout))
+            }
+            w.key("tls")
+            w.object { w in
+                w.member("caFile", caFile)
+                w.member("insecure", insecure)
+            }
+            w.member("proxy", proxy)
+            w.key("sftp")
+            w.object { w in
+                w.member("knownHosts", knownHosts)
+                w.member("privateKey", privateKey)
+            }
+        }
+    }
+}
+
+extension PlannedJob {
+    /// Where the job reads from, for display: a redacted URL, or local paths.
+    public var source: String {
+        switch action {
+        case .download(let d): d.url.redacted
+        case .upload(let u): u.sourcePaths.joined(separator: ", ")
+        case .archive: archiveInputs.map { input in
+            switch input {
+            case .job(let id, _): id
+            case .path(let p): p
+            }
+        }.joined(separator: ", ")
+        }
+    }
+
+    /// Where the job writes to: a path, a folder ending in `/`, or a redacted URL.
+    public var destination: String {
+        switch action {
+        case .download(let d): d.to
+        case .upload(let u): u.url.redacted
+        case .archive(let a): a.to
+        }
+    }
+}
+
+extension Header {
+    /// True for names whose literal values are likely secrets (shown as REDACTED).
+    public static func isSecretLooking(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return ["auth", "token", "secret", "key", "password", "cookie", "session", "signature"].contains { lower.contains($0) }
+    }
+}

@@ -1,0 +1,86 @@
+extension Plan {
+    /// The plan for people: a header with counts, limits and the critical path, then the
+    /// jobs wave by wave with their source, destination, effective settings and warnings.
+    /// Paths are shown relative to the manifest's folder when inside it.
+    public func text() -> String {
+        var out = ""
+        let title = name.map { "\"\($0)\"" } ?? "manifest"
+        out += "Plan for \(title) (\(manifestPath))\n"
+        let kinds = JobKind.allCases.map { Self.counted(count($0), $0.rawValue) }.joined(separator: ", ")
+        out += "  \(Self.counted(jobs.count, "job")): \(kinds), in \(Self.counted(graph.waves.count, "wave"))\n"
+        out += "  critical path: \(graph.criticalPath.map { jobs[$0].id }.joined(separator: " -> ")) (\(Self.counted(graph.criticalPath.count, "job")))\n"
+        out += "  output folder: \(show(outputDirectory))\n"
+        let bandwidth = limits.bandwidth.map { ByteSize.format($0) + "/s" } ?? "unlimited"
+        out += "  limits: \(limits.concurrency) transfers at once, \(limits.perHost) per host, bandwidth \(bandwidth)\n"
+        for (w, wave) in graph.waves.enumerated() {
+            out += "\nWave \(w + 1)\n"
+            for j in wave { out += describe(jobs[j]) }
+        }
+        let warnings = jobs.reduce(0) { $0 + $1.warnings.count }
+        out += "\n\(Self.counted(warnings, "warning")). Nothing was transferred: this is a dry run.\n"
+        return out
+    }
+
+    private func describe(_ job: PlannedJob) -> String {
+        var lines: [String] = []
+        var head = "  \(job.id) (\(job.kind.rawValue)"
+        if job.optional { head += ", optional" }
+        if job.priority != 0 { head += ", priority \(job.priority)" }
+        head += ")"
+        if !job.dependsOn.isEmpty { head += " after \(job.dependsOn.joined(separator: ", "))" }
+        lines.append(head)
+        switch job.action {
+        case .download(let d):
+            lines.append("\(d.url.redacted) -> \(show(d.to))")
+            var facts: [String] = []
+            if let size = d.size { facts.append("size \(ByteSize.format(size))") }
+            if let sha = d.sha256 { facts.append("sha256 \(sha.prefix(12))…") }
+            if d.refresh != .never { facts.append("refresh \(d.refresh.rawValue)") }
+            if !facts.isEmpty { lines.append(facts.joined(separator: ", ")) }
+        case .upload(let u):
+            switch u.body {
+            case .file(let path):
+                lines.append("\(u.method.rawValue) \(show(path)) -> \(u.url.redacted)")
+            case .multipart(let form):
+                lines.append("\(u.method.rawValue) multipart/form-data -> \(u.url.redacted)")
+                if !form.fields.isEmpty { lines.append("fields: \(form.fields.map(\.name).joined(separator: ", "))") }
+                for f in form.files {
+                    lines.append("file \(f.field): \(show(f.path)) as \(f.filename ?? PathText.lastComponent(f.path))\(f.contentType.map { " (\($0))" } ?? "")")
+                }
+            }
+        case .archive(let a):
+            lines.append("\(job.source) -> \(show(a.to)) (\(a.format.rawValue)\(a.level.map { ", level \($0)" } ?? "")\(a.reproducible ? ", reproducible" : ""))")
+        }
+        if let t = job.transfer { lines.append(contentsOf: Self.describe(t)) }
+        var text = lines[0] + "\n"
+        for line in lines.dropFirst() { text += "      \(line)\n" }
+        for warning in job.warnings { text += "      ! \(warning)\n" }
+        return text
+    }
+
+    private static func describe(_ t: EffectiveTransfer) -> [String] {
+        let r = t.retry
+        var lines = ["retry: \(counted(r.attempts, "attempt")), backoff \(DurationText.format(r.initialDelay))..\(DurationText.format(r.maxDelay)), Retry-After up to \(DurationText.format(r.maxRetryAfter))"]
+        lines.append("timeouts: connect \(DurationText.format(t.connectTimeout)), total \(t.totalTimeout.map(DurationText.format) ?? "none"), stall \(DurationText.format(t.stallTimeout))")
+        var extra: [String] = []
+        switch t.auth {
+        case .basic(let user, let password): extra.append("auth basic ($\(user), $\(password))")
+        case .bearer(let token): extra.append("auth bearer ($\(token))")
+        case .netrc: extra.append("auth .netrc")
+        case nil: break
+        }
+        if !t.headers.isEmpty { extra.append("headers \(t.headers.map(\.name).joined(separator: ", "))") }
+        if let proxy = t.proxy { extra.append("proxy \(proxy)") }
+        if let ca = t.caFile { extra.append("CA \(ca)") }
+        if !extra.isEmpty { lines.append(extra.joined(separator: "; ")) }
+        return lines
+    }
+
+    private func show(_ path: String) -> String {
+        PathText.display(path, relativeTo: directory)
+    }
+
+    static func counted(_ n: Int, _ noun: String) -> String {
+        "\(n) \(noun)\(n == 1 ? "" : "s")"
+    }
+}

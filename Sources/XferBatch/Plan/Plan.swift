@@ -1,0 +1,51 @@
+/// What a run would do: every job with its effective settings and resolved paths, in a
+/// dependency graph. Built by `Planner` without touching the network or the disk.
+public struct Plan: Sendable {
+    public var name: String?
+    /// The manifest path as the user gave it.
+    public var manifestPath: String
+    /// Absolute folder of the manifest.
+    public var directory: String
+    /// Absolute `outputDir`.
+    public var outputDirectory: String
+    public var limits: Limits
+    /// Jobs in manifest order; `jobs[i].index == i`.
+    public var jobs: [PlannedJob]
+    public var graph: JobGraph
+
+    /// Count of jobs of a kind.
+    public func count(_ kind: JobKind) -> Int { jobs.lazy.filter { $0.kind == kind }.count }
+
+    /// The job with `id`, if any.
+    public func job(_ id: String) -> PlannedJob? { jobs.first { $0.id == id } }
+}
+
+/// One job as it will run.
+public struct PlannedJob: Sendable {
+    public var id: String
+    public var index: Int
+    /// Explicit and implicit (archive inputs) dependencies, by id, in manifest order.
+    public var dependsOn: [String]
+    public var optional: Bool
+    public var priority: Int
+    /// The job's action with every local path absolute (a download folder keeps its
+    /// trailing `/`), URLs normalised.
+    public var action: JobAction
+    /// Effective transfer settings of a download or upload; nil for archives.
+    public var transfer: EffectiveTransfer?
+    /// Inputs of an archive job, resolved.
+    public var archiveInputs: [ArchiveInput]
+    /// Things the user should know before running (no checksum, TLS off, unset secret...).
+    public var warnings: [String]
+
+    public var kind: JobKind { action.kind }
+}
+
+/// One input of an archive job.
+public enum ArchiveInput: Sendable, Equatable {
+    /// The output file of another job (absolute path, or a folder ending in `/` when the
+    /// download's name is decided at run time).
+    case job(id: String, path: String)
+    /// An absolute path or glob under `outputDir`.
+    case path(String)
+}

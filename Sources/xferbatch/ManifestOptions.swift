@@ -1,0 +1,21 @@
+import ArgumentParser
+import Foundation
+import XferBatch
+
+/// The manifest argument shared by every command, and its loading with exit code 2 on errors.
+struct ManifestOptions: ParsableArguments {
+    @Argument(help: "Path of the manifest (JSON, format version 1).")
+    var manifest: String
+
+    /// Loads and plans the manifest; prints every problem to stderr and exits 2 on failure.
+    func loadPlan() throws -> Plan {
+        let environment = ProcessInfo.processInfo.environment
+        do {
+            let loaded = try ManifestLoader(environment: environment).load(path: manifest)
+            return try Planner(environment: environment).plan(loaded)
+        } catch {
+            StandardStreams.writeError(error.description + "\n")
+            throw ExitCode(ExitStatus.invalidInput.rawValue)
+        }
+    }
+}

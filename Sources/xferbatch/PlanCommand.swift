@@ -1,0 +1,32 @@
+import ArgumentParser
+import XferBatch
+
+struct PlanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Dry run: validate, order and explain what a run would do, touching nothing.",
+        discussion: "Formats: text (waves, per-job settings and warnings), json (documented by schemas/plan.schema.json), dot (Graphviz) and mermaid."
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json, dot, mermaid
+    }
+
+    @OptionGroup var options: ManifestOptions
+
+    @Option(help: "Output format: text, json, dot or mermaid.")
+    var format: Format = .text
+
+    @Flag(help: "Indent JSON output.")
+    var pretty = false
+
+    func run() throws {
+        let plan = try options.loadPlan()
+        switch format {
+        case .text: StandardStreams.write(plan.text())
+        case .json: StandardStreams.write(plan.json(pretty: pretty))
+        case .dot: StandardStreams.write(plan.dot())
+        case .mermaid: StandardStreams.write(plan.mermaid())
+        }
+    }
+}
