@@ -59,12 +59,14 @@ let package = Package(
         ),
         .testTarget(
             name: "XferBatchTests",
-            dependencies: ["XferBatch"],
-            resources: [.copy("Snapshots")]
+            dependencies: ["XferBatch"]
         ),
+        // Runs the built `xferbatch` binary: exit codes, snapshots of `plan` and `--help`,
+        // and the JSON Schemas checked by a validator we did not write.
         .testTarget(
             name: "CommandLineTests",
-            dependencies: ["XferBatch"]
+            dependencies: ["xferbatch", "XferBatch"],
+            exclude: ["Snapshots"]
         ),
     ],
     swiftLanguageModes: [.v6]

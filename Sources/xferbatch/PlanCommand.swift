@@ -24,9 +24,10 @@ struct PlanCommand: ParsableCommand {
         let plan = try options.loadPlan()
         switch format {
         case .text: StandardStreams.write(plan.text())
-        case .json: StandardStreams.write(plan.json(pretty: pretty))
+        case .json: plan.writeJSON(pretty: pretty) { StandardStreams.write($0) }
         case .dot: StandardStreams.write(plan.dot())
         case .mermaid: StandardStreams.write(plan.mermaid())
         }
+        ProcessExit.skippingTeardown(of: plan)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import XferArchive
 import XferBatch
 import XferCurl
@@ -12,4 +13,22 @@ struct XferBatchCommand: AsyncParsableCommand {
         version: "xferbatch \(XferBatchVersion.current) (libcurl \(CurlLibrary.version), libarchive \(ArchiveLibrary.version))",
         subcommands: [ValidateCommand.self, PlanCommand.self]
     )
+
+    /// Like the default entry point, but usage errors exit 2 (documented) rather than 64.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(ExitStatus.invalidInput.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
 }

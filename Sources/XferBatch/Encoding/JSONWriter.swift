@@ -7,12 +7,24 @@
 public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
     private var needsComma = false
-    private var depth = 0
+    /// Current nesting depth (for indentation).
+    public private(set) var depth: Int
     private let pretty: Bool
 
-    public init(pretty: Bool = false, capacity: Int = 4096) {
+    /// `depth` starts a writer as if nested that deep, to render a fragment for `raw(_:)`.
+    public init(pretty: Bool = false, capacity: Int = 4096, depth: Int = 0) {
         self.pretty = pretty
+        self.depth = depth
         bytes.reserveCapacity(capacity)
+    }
+
+    public var isPretty: Bool { pretty }
+
+    /// Writes an already rendered JSON value (from a writer started at this depth).
+    public mutating func raw(_ value: [UInt8]) {
+        separateUnlessAfterKey()
+        bytes.append(contentsOf: value)
+        needsComma = true
     }
 
     private mutating func separate() {
@@ -23,6 +35,13 @@ public struct JSONWriter {
     private mutating func newline() {
         bytes.append(0x0A)
         for _ in 0..<depth { bytes.append(0x20); bytes.append(0x20) }
+    }
+
+    /// Hands the bytes written so far to `sink` and forgets them (structure state is kept),
+    /// so a large document can be streamed out in chunks instead of held whole.
+    public mutating func drain(into sink: ([UInt8]) -> Void) {
+        sink(bytes)
+        bytes.removeAll(keepingCapacity: true)
     }
 
     public mutating func object(_ body: (inout JSONWriter) -> Void) {
@@ -69,6 +88,19 @@ public struct JSONWriter {
         needsComma = false
     }
 
+    /// Starts a member whose name is a literal without characters needing escapes
+    /// (every key of our own formats): copied as is, with no scan.
+    public mutating func key(_ name: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        if pretty { bytes.append(0x20) }
+        afterKey = true
+        needsComma = false
+    }
+
     public mutating func string(_ value: String) {
         separateUnlessAfterKey()
         writeString(value)
@@ -101,13 +133,15 @@ public struct JSONWriter {
         needsComma = true
     }
 
-    // Conveniences for `key: value` members.
-    public mutating func member(_ name: String, _ value: String) { key(name); string(value) }
-    public mutating func member(_ name: String, _ value: String?) { key(name); if let value { string(value) } else { null() } }
-    public mutating func member(_ name: String, _ value: Int) { key(name); int(value) }
-    public mutating func member(_ name: String, _ value: Int64?) { key(name); if let value { int(value) } else { null() } }
-    public mutating func member(_ name: String, _ value: Bool) { key(name); bool(value) }
-    public mutating func member(_ name: String, strings: [String]) {
+    // Conveniences for `key: value` members with literal names.
+    public mutating func member(_ name: StaticString, _ value: String) { key(name); string(value) }
+    public mutating func member(_ name: StaticString, _ value: String?) { key(name); if let value { string(value) } else { null() } }
+    public mutating func member(_ name: StaticString, _ value: Int) { key(name); int(value) }
+    public mutating func member(_ name: StaticString, _ value: Int64?) { key(name); if let value { int(value) } else { null() } }
+    public mutating func member(_ name: StaticString, _ value: Bool) { key(name); bool(value) }
+    /// A member with a name from data (escaped as needed).
+    public mutating func member(named name: String, _ value: String) { key(name); string(value) }
+    public mutating func member(_ name: StaticString, strings: [String]) {
         key(name)
         array { w in for s in strings { w.string(s) } }
     }

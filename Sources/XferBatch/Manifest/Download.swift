@@ -9,7 +9,16 @@ public struct Download: Sendable {
     public var size: Int64?
     public var refresh: RefreshMode
     /// Job-level transfer settings; they override `defaults` key by key.
-    public var transfer: TransferSettings
+    public var transfer: TransferSettings {
+        get { transferStorage?.value ?? TransferSettings() }
+        set { transferStorage = newValue == TransferSettings() ? nil : SharedBox(newValue) }
+    }
+
+    /// nil for the common case of no job-level settings (see `SharedBox`).
+    private var transferStorage: SharedBox<TransferSettings>?
+
+    /// True when the job sets any transfer setting of its own.
+    public var hasOwnTransferSettings: Bool { transferStorage != nil }
 
     public init(url: TransferURL, to: String, sha256: String? = nil, size: Int64? = nil,
                 refresh: RefreshMode = .never, transfer: TransferSettings = TransferSettings()) {

@@ -4,12 +4,16 @@
 /// `FILE:LINE:COL: json.path: message`; `offset` is a byte offset into the UTF-8 source.
 public struct JSONNode: Sendable {
     public var value: JSONValue
+    /// Stored in 32 bits: manifests are at most `ManifestLoader.maxBytes` long, and a
+    /// smaller node keeps the tree of a 100,000-job manifest small.
+    private var storedOffset: UInt32
+
     /// Byte offset of the value's first character in the source.
-    public var offset: Int
+    public var offset: Int { Int(storedOffset) }
 
     public init(_ value: JSONValue, offset: Int) {
         self.value = value
-        self.offset = offset
+        self.storedOffset = UInt32(truncatingIfNeeded: offset)
     }
 }
 
@@ -38,9 +42,17 @@ public enum JSONValue: Sendable {
 /// One `"key": value` pair of a JSON object.
 public struct JSONMember: Sendable {
     public var key: String
-    /// Byte offset of the key's opening quote.
-    public var keyOffset: Int
     public var value: JSONNode
+    private var storedKeyOffset: UInt32
+
+    /// Byte offset of the key's opening quote.
+    public var keyOffset: Int { Int(storedKeyOffset) }
+
+    public init(key: String, keyOffset: Int, value: JSONNode) {
+        self.key = key
+        self.value = value
+        self.storedKeyOffset = UInt32(truncatingIfNeeded: keyOffset)
+    }
 }
 
 extension JSONNode {

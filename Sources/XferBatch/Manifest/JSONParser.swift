@@ -12,8 +12,21 @@ public struct JSONParser {
     /// Parses a complete document; trailing non-whitespace is an error.
     /// A leading UTF-8 byte order mark is skipped.
     public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
+        try parse(bytes, streamingElementsOf: nil) { _, _ in }
+    }
+
+    /// Parses a document, handing each element of the array under the top-level key
+    /// `key` to `element` as soon as it is parsed, instead of keeping it in the tree
+    /// (which then holds an empty array there, at the array's offset).
+    ///
+    /// Why: a 100,000-job manifest's `jobs` array is nearly all of the document; decoding
+    /// one job at a time and dropping its nodes keeps memory flat and the caches warm.
+    public static func parse(_ bytes: [UInt8], streamingElementsOf key: String?,
+                             element: @escaping (JSONNode, Int) -> Void) throws(JSONSyntaxError) -> JSONNode {
         try bytes.withUnsafeBufferPointer { (buffer) throws(JSONSyntaxError) -> JSONNode in
             var parser = Cursor(bytes: buffer)
+            parser.streamKey = key
+            parser.onElement = element
             if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { parser.index = 3 }
             parser.skipWhitespace()
             guard parser.index < buffer.count else {
@@ -31,6 +44,8 @@ public struct JSONParser {
     private struct Cursor {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
+        var streamKey: String?
+        var onElement: (JSONNode, Int) -> Void = { _, _ in }
 
         mutating func skipWhitespace() {
             while index < bytes.count {
@@ -119,7 +134,14 @@ public struct JSONParser {
                 }
                 index += 1
                 skipWhitespace()
-                let value = try parseValue(depth: depth)
+                let value: JSONNode
+                if depth == 1, key == streamKey, index < bytes.count, bytes[index] == UInt8(ascii: "[") {
+                    let start = index
+                    try streamArray(depth: depth + 1)
+                    value = JSONNode(.array([]), offset: start)
+                } else {
+                    value = try parseValue(depth: depth)
+                }
                 members.append(JSONMember(key: key, keyOffset: keyOffset, value: value))
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end of file; expected ',' or '}'") }
@@ -144,6 +166,27 @@ public struct JSONParser {
                 guard index < bytes.count else { throw error("unexpected end of file; expected ',' or ']'") }
                 if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
                 if bytes[index] == UInt8(ascii: "]") { index += 1; return elements }
+                throw error("unexpected \(describeCurrent()); expected ',' or ']'")
+            }
+        }
+
+        /// Like `parseArray`, but hands each element to `onElement` instead of keeping it.
+        mutating func streamArray(depth: Int) throws(JSONSyntaxError) {
+            index += 1  // [
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return
+            }
+            var count = 0
+            while true {
+                skipWhitespace()
+                onElement(try parseValue(depth: depth), count)
+                count += 1
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end of file; expected ',' or ']'") }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "]") { index += 1; return }
                 throw error("unexpected \(describeCurrent()); expected ',' or ']'")
             }
         }

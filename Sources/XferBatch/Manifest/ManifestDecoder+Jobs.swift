@@ -1,11 +1,18 @@
 extension ManifestDecoder {
-    static let jobKeys = ["id", "dependsOn", "optional", "priority", "allowOutsideOutputDir", "download", "upload", "archive"]
-    static let actionKeys = ["download", "upload", "archive"]
-    static let downloadKeys = ["url", "to", "sha256", "size", "refresh"] + transferKeys
-    static let uploadKeys = ["url", "from", "method", "contentType", "multipart", "createMissingDirs"] + transferKeys
-    static let archiveKeys = ["from", "to", "format", "level", "prefix", "reproducible", "removeSources"]
-    static let multipartKeys = ["fields", "files"]
-    static let multipartFileKeys = ["field", "path", "filename", "contentType"]
+    static let jobKeys: KeySet = ["id", "dependsOn", "optional", "priority", "allowOutsideOutputDir", "download", "upload", "archive"]
+    static let actionKeys: KeySet = ["download", "upload", "archive"]
+    static let downloadKeys: KeySet = ["url", "to", "sha256", "size", "refresh"] + transferKeys
+    static let uploadKeys: KeySet = ["url", "from", "method", "contentType", "multipart", "createMissingDirs"] + transferKeys
+    static let archiveKeys: KeySet = ["from", "to", "format", "level", "prefix", "reproducible", "removeSources"]
+    static let multipartKeys: KeySet = ["fields", "files"]
+    static let multipartFileKeys: KeySet = ["field", "path", "filename", "contentType"]
+
+    /// Decodes one element of the top-level `jobs` array as the parser streams it.
+    func decodeStreamedJob(_ node: JSONNode, index: Int) {
+        streamedJobCount += 1
+        let job = within("jobs") { within(index: index) { decodeJob(node, index: index) } }
+        if let job { streamedJobs.append(job) }
+    }
 
     func decodeJobs(_ node: JSONNode) -> [Job]? {
         guard case .array(let items) = node.value else {
@@ -36,7 +43,7 @@ extension ManifestDecoder {
         let priority = field(m, "priority") { int($0, in: -1_000_000...1_000_000) } ?? 0
         let allowOutside = field(m, "allowOutsideOutputDir") { bool($0) } ?? false
 
-        let present = Self.actionKeys.filter { m.has($0) }
+        let present = Self.actionKeys.names.filter { m.has($0) }
         guard present.count == 1 else {
             if present.isEmpty {
                 report("a job needs exactly one of \"download\", \"upload\" or \"archive\"", at: node.offset)

@@ -1,6 +1,6 @@
 extension ManifestDecoder {
-    static let topLevelKeys = ["$schema", "version", "name", "outputDir", "defaults", "limits", "jobs"]
-    static let limitKeys = ["concurrency", "perHost", "bandwidth"]
+    static let topLevelKeys: KeySet = ["$schema", "version", "name", "outputDir", "defaults", "limits", "jobs"]
+    static let limitKeys: KeySet = ["concurrency", "perHost", "bandwidth"]
 
     /// The whole manifest, or nil when the document is unusable (problems are in `diagnostics`).
     func decodeManifest(_ root: JSONNode) -> Manifest? {
@@ -11,6 +11,8 @@ extension ManifestDecoder {
             return nil
         }
         guard version == Int64(Manifest.supportedVersion) else {
+            // Jobs of another format version may well look wrong to us: say only this.
+            diagnostics.removeAll { $0.path.components.first == .key("jobs") }
             within("version") {
                 report("unsupported manifest version \(version); this xferbatch reads version \(Manifest.supportedVersion)", at: top["version"]?.value.offset)
             }
@@ -20,7 +22,11 @@ extension ManifestDecoder {
         manifest.outputDir = field(top, "outputDir") { nonEmptyString($0) } ?? "."
         manifest.defaults = field(top, "defaults") { decodeTransferSettings($0, allowed: Self.transferKeys) } ?? TransferSettings()
         manifest.limits = field(top, "limits") { decodeLimits($0) } ?? Limits()
-        manifest.jobs = field(top, "jobs", required: true) { decodeJobs($0) } ?? []
+        manifest.jobs = field(top, "jobs", required: true) { node -> [Job]? in
+            // The parser streamed a `jobs` array to `decodeStreamedJob`, leaving an empty one here.
+            if case .array(let items) = node.value, items.isEmpty, streamedJobCount > 0 { return streamedJobs }
+            return decodeJobs(node)
+        } ?? []
         return manifest
     }
 

@@ -5,7 +5,10 @@
 /// manifest does not. Unknown keys are errors with a did-you-mean suggestion, because a
 /// misspelled `sha265` must never silently disable a check.
 final class ManifestDecoder {
-    private(set) var diagnostics: [Diagnostic] = []
+    var diagnostics: [Diagnostic] = []
+    /// Jobs decoded while the parser streamed the `jobs` array, and how many elements it had.
+    var streamedJobs: [Job] = []
+    var streamedJobCount = 0
     private var path: [JSONPath.Component] = []
     let expander: EnvironmentExpander
 
@@ -37,14 +40,14 @@ final class ManifestDecoder {
     // MARK: Objects
 
     /// The members of an object node, after reporting any key not in `allowed`.
-    func members(of node: JSONNode, allowed: [String]) -> ObjectMembers? {
+    func members(of node: JSONNode, allowed: KeySet) -> ObjectMembers? {
         guard case .object(let members) = node.value else {
             report("expected an object, found \(node.value.typeName)", at: node.offset)
             return nil
         }
         for member in members where !allowed.contains(member.key) {
             within(member.key) {
-                report("unknown key \"\(member.key)\"\(Suggestion.phrase(for: member.key, in: allowed))", at: member.keyOffset)
+                report("unknown key \"\(member.key)\"\(Suggestion.phrase(for: member.key, in: allowed.names))", at: member.keyOffset)
             }
         }
         return ObjectMembers(node: node, members: members)

@@ -50,26 +50,31 @@ public struct ManifestLoader: Sendable {
                 Diagnostic(.root, "the file is not valid UTF-8 (byte 0x\(String(bytes[bad], radix: 16, uppercase: true)) at offset \(bad))", offset: bad),
             ])
         }
+        let decoder = ManifestDecoder(environment: environment)
         let root: JSONNode
         do {
-            root = try JSONParser.parse(bytes)
+            // Jobs are decoded one by one as the parser reaches them (see `JSONParser`).
+            root = try JSONParser.parse(bytes, streamingElementsOf: "jobs") { node, index in
+                decoder.decodeStreamedJob(node, index: index)
+            }
         } catch {
             throw ManifestError(source: source, root: nil, diagnostics: [Diagnostic(.root, "invalid JSON: \(error.message)", offset: error.offset)])
         }
-        let decoder = ManifestDecoder(environment: environment)
         let manifest = decoder.decodeManifest(root)
         guard let manifest, decoder.diagnostics.isEmpty else {
             throw ManifestError(source: source, root: root, diagnostics: decoder.diagnostics)
         }
-        return LoadedManifest(manifest: manifest, source: source, root: root, directory: directory)
+        return LoadedManifest(manifest: manifest, source: source, directory: directory)
     }
 }
 
 /// A decoded manifest with what is needed to point at its lines later.
+///
+/// The parsed JSON tree is not kept (it is the largest structure for big manifests);
+/// should the planner find a problem, the source is parsed again to position it.
 public struct LoadedManifest: Sendable {
     public var manifest: Manifest
     public var source: SourceText
-    public var root: JSONNode
     /// Absolute folder of the manifest file; relative paths resolve against it.
     public var directory: String
 }
@@ -78,10 +83,11 @@ extension ManifestError {
     /// Problems positioned in `source`: by their own offset, else by looking their path up
     /// in `root`; sorted by position so the output reads top to bottom.
     public init(source: SourceText, root: JSONNode?, diagnostics: [Diagnostic]) {
+        let lines = source.lineIndex()
         let positioned = diagnostics.enumerated().map { i, d -> (Int, Int, Problem) in
             let offset = d.offset ?? root.flatMap { d.path.locate(in: $0)?.offset }
             guard let offset else { return (Int.max, i, Problem(diagnostic: d, line: nil, column: nil)) }
-            let (line, column) = source.lineAndColumn(of: offset)
+            let (line, column) = lines.lineAndColumn(of: offset)
             return (offset, i, Problem(diagnostic: d, line: line, column: column))
         }
         let sorted = positioned.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)

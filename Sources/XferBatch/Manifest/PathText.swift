@@ -20,6 +20,7 @@ enum PathText {
     /// Removes `.`, empty components and resolves `..` lexically; keeps a leading `/`.
     /// `..` above the root stays at the root.
     static func normalize(_ path: String) -> String {
+        if isNormal(path) { return path }
         let absolute = path.hasPrefix("/")
         var parts: [Substring] = []
         for component in path.split(separator: "/", omittingEmptySubsequences: true) {
@@ -33,6 +34,29 @@ enum PathText {
         let joined = parts.joined(separator: "/")
         if absolute { return "/" + joined }
         return joined.isEmpty ? "." : joined
+    }
+
+    /// True when normalising `path` would not change it: no empty, `.` or `..` components
+    /// and no trailing `/` (checked on bytes; the common case skips all allocation).
+    static func isNormal(_ path: String) -> Bool {
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        if path == "/" { return true }
+        var length = 0  // of the current component
+        var onlyDots = true
+        var first = true
+        for b in path.utf8 {
+            defer { first = false }
+            if b == slash {
+                if first { continue }  // a leading "/"
+                if length == 0 || (onlyDots && length <= 2) { return false }
+                length = 0
+                onlyDots = true
+            } else {
+                length += 1
+                if b != dot { onlyDots = false }
+            }
+        }
+        return length > 0 && !(onlyDots && length <= 2)
     }
 
     /// True when `path` is `folder` or inside it (both normalised and absolute).

@@ -4,15 +4,29 @@
 public struct SourceText: Sendable {
     public let path: String
     public let bytes: [UInt8]
-    private let lineStarts: [Int]
 
     public init(path: String, bytes: [UInt8]) {
         self.path = path
         self.bytes = bytes
+    }
+
+    /// Where each line starts; built only when a problem must be positioned.
+    public func lineIndex() -> LineIndex {
         var starts = [0]
         for (i, b) in bytes.enumerated() where b == 0x0A { starts.append(i + 1) }
-        self.lineStarts = starts
+        return LineIndex(bytes: bytes, lineStarts: starts)
     }
+
+    /// One-based line and column of a byte offset (builds a line index: for one-off use).
+    public func lineAndColumn(of offset: Int) -> (line: Int, column: Int) {
+        lineIndex().lineAndColumn(of: offset)
+    }
+}
+
+/// Byte offsets to `LINE:COL` for one source.
+public struct LineIndex: Sendable {
+    let bytes: [UInt8]
+    let lineStarts: [Int]
 
     /// One-based line and column of a byte offset (clamped to the file).
     public func lineAndColumn(of offset: Int) -> (line: Int, column: Int) {

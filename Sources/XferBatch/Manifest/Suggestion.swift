@@ -1,14 +1,16 @@
 /// "Did you mean" for misspelled keys and job ids.
 enum Suggestion {
     /// The candidate closest to `word`, if close enough to be a plausible typo:
-    /// a case-insensitive match, or an edit distance of at most a third of its length (min 1, max 3).
+    /// a case-insensitive match, an edit distance of at most a third of its length
+    /// (min 1, max 3), or a shared beginning of four letters or more (`retries` -> `retry`).
     static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
         let lower = word.lowercased()
         var best: (String, Int)? = nil
         for candidate in candidates {
             if candidate.lowercased() == lower { return candidate }
             let d = distance(Array(lower.utf8), Array(candidate.lowercased().utf8))
-            let allowed = min(3, max(1, candidate.count / 3))
+            let sharedPrefix = zip(lower.utf8, candidate.lowercased().utf8).prefix { $0 == $1 }.count
+            let allowed = sharedPrefix >= 4 ? max(3, candidate.count / 3) : min(3, max(1, candidate.count / 3))
             if d <= allowed, d < (best?.1 ?? Int.max) { best = (candidate, d) }
         }
         return best?.0

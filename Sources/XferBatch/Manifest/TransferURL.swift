@@ -23,52 +23,73 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     public let port: Int?
     /// The normalised URL, as sent to the transfer engine.
     public let string: String
-    /// Byte range of the path within `string` (after the authority).
-    private let pathStart: String.Index
+    /// UTF-8 offset of the path within `string` (just after the authority).
+    private let pathOffset: Int
 
+    /// Parses and normalises `raw`. Works on UTF-8 bytes: manifests hold up to hundreds
+    /// of thousands of URLs, and Character-level string handling was the planner's
+    /// largest cost.
     public init(parsing raw: String) throws(Problem) {
-        guard let colon = raw.firstIndex(of: ":"), colon != raw.startIndex,
-              raw[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+        let bytes = Array(raw.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0,
+              bytes[..<colon].allSatisfy({ Self.isSchemeByte($0) }) else {
             throw .missingScheme
         }
-        let scheme = raw[..<colon].lowercased()
+        let scheme = String(decoding: bytes[..<colon].map(Self.lowercased), as: UTF8.self)
         guard Self.supportedSchemes.contains(scheme) else { throw .unsupportedScheme(scheme) }
         self.scheme = scheme
-        let rest = raw[raw.index(after: colon)...]
         if scheme == "data" {
             host = nil
             port = nil
-            string = "data:" + rest
-            pathStart = string.endIndex
+            string = "data:" + String(decoding: bytes[(colon + 1)...], as: UTF8.self)
+            pathOffset = string.utf8.count
             return
         }
-        guard rest.hasPrefix("//") else {
-            if scheme == "file" { throw .missingHost }
-            throw .missingHost
-        }
-        let afterSlashes = rest.dropFirst(2)
-        let authorityEnd = afterSlashes.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? afterSlashes.endIndex
-        let authority = afterSlashes[..<authorityEnd]
-        if authority.contains("@") { throw .credentials }
-        var hostPart = Substring(authority)
+        let slash = UInt8(ascii: "/")
+        guard bytes.count >= colon + 3, bytes[colon + 1] == slash, bytes[colon + 2] == slash else { throw .missingHost }
+        let authorityStart = colon + 3
+        let authorityEnd = bytes[authorityStart...].firstIndex { $0 == slash || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+        let authority = bytes[authorityStart..<authorityEnd]
+        if authority.contains(UInt8(ascii: "@")) { throw .credentials }
+        var hostBytes = authority
         var port: Int? = nil
-        if let portColon = authority.lastIndex(of: ":"), !authority[portColon...].contains("]") {
-            hostPart = authority[..<portColon]
-            let digits = authority[authority.index(after: portColon)...]
+        if let portColon = authority.lastIndex(of: UInt8(ascii: ":")), !authority[portColon...].contains(UInt8(ascii: "]")) {
+            hostBytes = authority[..<portColon]
+            let digits = authority[(portColon + 1)...]
             if !digits.isEmpty {
-                guard let p = Int(digits), (1...65535).contains(p) else { throw .missingHost }
+                guard digits.count <= 5, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                      let p = Int(String(decoding: digits, as: UTF8.self)), (1...65535).contains(p) else { throw .missingHost }
                 port = p
             }
         }
-        if hostPart.hasPrefix("["), hostPart.hasSuffix("]") { hostPart = hostPart.dropFirst().dropLast() }
-        if scheme != "file", hostPart.isEmpty { throw .missingHost }
-        self.host = hostPart.isEmpty ? nil : hostPart.lowercased()
+        if hostBytes.first == UInt8(ascii: "["), hostBytes.last == UInt8(ascii: "]") { hostBytes = hostBytes.dropFirst().dropLast() }
+        if scheme != "file", hostBytes.isEmpty { throw .missingHost }
+        self.host = hostBytes.isEmpty ? nil : String(decoding: hostBytes.map(Self.lowercased), as: UTF8.self)
         self.port = port
-        let prefix = scheme + "://" + authority.lowercased()
-        let encoded = Self.encodeOnce(afterSlashes[authorityEnd...])
-        let full = prefix + encoded
-        self.string = full
-        self.pathStart = full.index(full.startIndex, offsetBy: prefix.count)
+        // Common case: already lower-case and nothing to encode, so the text is kept as is.
+        if !bytes[..<authorityEnd].contains(where: { $0 >= 0x41 && $0 <= 0x5A }),
+           !bytes[authorityEnd...].contains(where: Self.needsEncoding) {
+            self.pathOffset = authorityEnd
+            self.string = raw
+            return
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 16)
+        out.append(contentsOf: scheme.utf8)
+        out.append(contentsOf: [UInt8(ascii: ":"), slash, slash])
+        out.append(contentsOf: authority.lazy.map(Self.lowercased))
+        self.pathOffset = out.count
+        Self.appendEncodedOnce(bytes[authorityEnd...], to: &out)
+        self.string = String(decoding: out, as: UTF8.self)
+    }
+
+    private static func isSchemeByte(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+            || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+    }
+
+    private static func lowercased(_ b: UInt8) -> UInt8 {
+        b >= 0x41 && b <= 0x5A ? b | 0x20 : b
     }
 
     public var description: String { redacted }
@@ -83,49 +104,62 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     /// plans and reports (pre-signed URLs carry their signature in the query).
     public var redacted: String {
         if scheme == "data" {
-            let header = string.prefix(while: { $0 != "," })
-            return header.count < string.count ? header + ",…" : string
+            guard let comma = string.utf8.firstIndex(of: UInt8(ascii: ",")) else { return string }
+            return String(string[...comma]) + "…"
         }
-        guard let q = string.firstIndex(of: "?") else { return string }
-        let fragmentStart = string[q...].firstIndex(of: "#") ?? string.endIndex
-        let query = string[string.index(after: q)..<fragmentStart]
-        let parts = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let eq = pair.firstIndex(of: "=") else { return String(pair) }
-            let name = pair[..<eq].lowercased()
-            return Self.isSecretParameter(name) ? pair[..<eq] + "=REDACTED" : String(pair)
+        let bytes = Array(string.utf8)
+        guard let q = bytes.firstIndex(of: UInt8(ascii: "?")) else { return string }
+        let fragmentStart = bytes[q...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+        var out = Array(bytes[...q])
+        let pairs = bytes[(q + 1)..<fragmentStart].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false)
+        for (i, pair) in pairs.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: "&")) }
+            if let eq = pair.firstIndex(of: UInt8(ascii: "=")), Self.isSecretParameter(pair[..<eq]) {
+                out.append(contentsOf: pair[...eq])
+                out.append(contentsOf: "REDACTED".utf8)
+            } else {
+                out.append(contentsOf: pair)
+            }
         }
-        return string[...q] + parts.joined(separator: "&") + string[fragmentStart...]
+        out.append(contentsOf: bytes[fragmentStart...])
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The last non-empty path segment, percent-decoded (the default file name), or nil.
     public var lastPathSegment: String? {
         guard scheme != "data" else { return nil }
-        let path = string[pathStart...].prefix(while: { $0 != "?" && $0 != "#" })
-        guard let last = path.split(separator: "/").last else { return nil }
-        return PercentEncoding.decode(String(last))
+        let path = string.utf8.dropFirst(pathOffset).prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        guard let last = path.split(separator: UInt8(ascii: "/")).last else { return nil }
+        return PercentEncoding.decode(String(decoding: last, as: UTF8.self))
     }
 
-    static func isSecretParameter(_ lowerName: String) -> Bool {
-        let exact: Set<String> = ["sig", "signature", "token", "key", "apikey", "api_key", "access_token", "password",
-                                  "passwd", "secret", "auth", "code", "x-amz-signature", "x-amz-credential",
-                                  "x-amz-security-token", "x-goog-signature", "x-goog-credential", "se", "sv"]
-        if exact.contains(lowerName) { return true }
-        return ["token", "secret", "signature", "password", "credential"].contains { lowerName.contains($0) }
+    /// Query parameter names whose values are credentials (signatures, tokens, keys).
+    static func isSecretParameter(_ name: some Collection<UInt8>) -> Bool {
+        let lower = String(decoding: name.map(ASCII.lowercased), as: UTF8.self)
+        if ["sig", "signature", "token", "key", "apikey", "api_key", "access_token", "password", "passwd", "secret",
+            "auth", "code", "x-amz-credential", "se", "sv"].contains(lower) { return true }
+        return ASCII.containsIgnoringCase(name, "token") || ASCII.containsIgnoringCase(name, "secret")
+            || ASCII.containsIgnoringCase(name, "signature") || ASCII.containsIgnoringCase(name, "password")
+            || ASCII.containsIgnoringCase(name, "credential")
+    }
+
+    /// True for bytes that `appendEncodedOnce` may change (a `%` is checked there).
+    private static func needsEncoding(_ b: UInt8) -> Bool {
+        b <= 0x20 || b >= 0x7F || b == UInt8(ascii: "%") || b == UInt8(ascii: "\"") || b == UInt8(ascii: "<")
+            || b == UInt8(ascii: ">") || b == UInt8(ascii: "\\") || b == UInt8(ascii: "^") || b == UInt8(ascii: "`")
+            || b == UInt8(ascii: "{") || b == UInt8(ascii: "|") || b == UInt8(ascii: "}")
     }
 
     /// Percent-encodes what must be encoded, keeping valid `%XX` escapes as they are.
-    static func encodeOnce(_ text: Substring) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count)
-        let bytes = Array(text.utf8)
-        var i = 0
-        while i < bytes.count {
+    static func appendEncodedOnce(_ bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
             let b = bytes[i]
             if b == UInt8(ascii: "%") {
-                if i + 2 < bytes.count, PercentEncoding.isHex(bytes[i + 1]), PercentEncoding.isHex(bytes[i + 2]) {
+                if i + 2 < bytes.endIndex, PercentEncoding.isHex(bytes[i + 1]), PercentEncoding.isHex(bytes[i + 2]) {
                     out.append(b)
                 } else {
-                    out.append(contentsOf: Array("%25".utf8))
+                    out.append(contentsOf: [UInt8(ascii: "%"), UInt8(ascii: "2"), UInt8(ascii: "5")])
                 }
             } else if b <= 0x20 || b >= 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "<") || b == UInt8(ascii: ">")
                         || b == UInt8(ascii: "\\") || b == UInt8(ascii: "^") || b == UInt8(ascii: "`")
@@ -136,6 +170,5 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
             }
             i += 1
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -7,7 +7,17 @@ public struct Upload: Sendable {
     public var contentType: String?
     /// For FTP/SFTP: create missing remote folders.
     public var createMissingDirectories: Bool
-    public var transfer: TransferSettings
+    /// Job-level transfer settings; they override `defaults` key by key.
+    public var transfer: TransferSettings {
+        get { transferStorage?.value ?? TransferSettings() }
+        set { transferStorage = newValue == TransferSettings() ? nil : SharedBox(newValue) }
+    }
+
+    /// nil for the common case of no job-level settings (see `SharedBox`).
+    private var transferStorage: SharedBox<TransferSettings>?
+
+    /// True when the job sets any transfer setting of its own.
+    public var hasOwnTransferSettings: Bool { transferStorage != nil }
 
     public init(url: TransferURL, method: UploadMethod = .put, body: UploadBody, contentType: String? = nil,
                 createMissingDirectories: Bool = false, transfer: TransferSettings = TransferSettings()) {

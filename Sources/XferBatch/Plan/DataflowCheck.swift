@@ -4,21 +4,25 @@
 struct DataflowCheck {
     let jobs: [Job]
     let planned: [PlannedJob]
+    /// Each job's output file (`output(of:)`), computed once by the planner.
+    let outputs: [String?]
     let graph: JobGraph
 
     func problems() -> [Diagnostic] {
         var problems: [Diagnostic] = []
         var writer: [String: Int] = [:]
-        for p in planned {
-            guard let out = Self.output(of: p), !out.hasSuffix("/") else { continue }
+        writer.reserveCapacity(outputs.count)
+        for (i, output) in outputs.enumerated() {
+            guard let out = output, !out.hasSuffix("/") else { continue }
             if let first = writer[out] {
-                problems.append(Diagnostic(JobPath.action(jobs[p.index], "to"),
+                problems.append(Diagnostic(JobPath.action(jobs[i], "to"),
                                            "writes \(out), which job \"\(planned[first].id)\" also writes; give each job its own destination"))
             } else {
-                writer[out] = p.index
+                writer[out] = i
             }
         }
-        for p in planned {
+        for i in planned.indices where planned[i].kind != .download {
+            let p = planned[i]
             for (path, jsonPath) in reads(p) {
                 guard let w = writer[path], w != p.index, !graph.depends(p.index, on: w) else { continue }
                 problems.append(Diagnostic(jsonPath,

@@ -27,7 +27,7 @@ public struct JobGraph: Sendable {
 
     public init(dependencies raw: [[Int]]) throws(Cycle) {
         let n = raw.count
-        let deps = raw.map { Array(Set($0)).sorted() }
+        let deps = raw.map(Self.sortedUnique)
         var dependents = [[Int]](repeating: [], count: n)
         var pending = [Int](repeating: 0, count: n)
         for (job, ds) in deps.enumerated() {
@@ -73,6 +73,19 @@ public struct JobGraph: Sendable {
         self.waves = waves
         self.remainingChain = remaining
         self.criticalPath = path
+    }
+
+    /// `list` sorted without repeats (dependency lists are short: no Set needed).
+    private static func sortedUnique(_ list: [Int]) -> [Int] {
+        if list.count < 2 { return list }
+        var sorted = list.sorted()
+        var write = 1
+        for read in 1..<sorted.count where sorted[read] != sorted[write - 1] {
+            sorted[write] = sorted[read]
+            write += 1
+        }
+        sorted.removeLast(sorted.count - write)
+        return sorted
     }
 
     /// Every job left with unmet dependencies after Kahn's algorithm lies on or behind a

@@ -1,43 +1,67 @@
 /// Resolves one job for the plan: absolute paths, effective settings, confinement and warnings.
 struct JobResolver {
-    let job: Job
-    let directory: String
-    let outputDirectory: String
-    let defaults: TransferSettings
-    let environment: [String: String]
-    let home: String?
-    let indexByID: [String: Int]
+    /// What every job of one manifest is resolved against; shared by reference so that
+    /// resolving a job copies none of it.
+    final class Context: Sendable {
+        let directory: String
+        let outputDirectory: String
+        let defaults: TransferSettings
+        let environment: [String: String]
+        let home: String?
+        let indexByID: [String: Int]
+        /// The effective settings of every job without settings of its own, and their warnings.
+        let defaultTransfer: SharedBox<EffectiveTransfer>
+        let defaultTransferWarnings: [String]
 
+        init(directory: String, outputDirectory: String, defaults: TransferSettings,
+             environment: [String: String], indexByID: [String: Int]) {
+            self.directory = directory
+            self.outputDirectory = outputDirectory
+            self.defaults = defaults
+            self.environment = environment
+            self.home = environment["HOME"]
+            self.indexByID = indexByID
+            let t = EffectiveTransfer(defaults, directory: directory, home: environment["HOME"])
+            self.defaultTransfer = SharedBox(t)
+            self.defaultTransferWarnings = JobResolver.warnings(for: t, environment: environment)
+        }
+    }
+
+    let job: Job
+    let context: Context
+    private var directory: String { context.directory }
+    private var outputDirectory: String { context.outputDirectory }
+    private var defaults: TransferSettings { context.defaults }
+    private var environment: [String: String] { context.environment }
+    private var home: String? { context.home }
+    private var indexByID: [String: Int] { context.indexByID }
+
+    /// The previous job's effective settings, reused when equal (most jobs share them).
+    var sharedTransfer: SharedBox<EffectiveTransfer>?
     private(set) var problems: [Diagnostic] = []
     private(set) var implicitDependencies: [String] = []
     private var warnings: [String] = []
 
-    init(job: Job, directory: String, outputDirectory: String, defaults: TransferSettings,
-         environment: [String: String], home: String?, indexByID: [String: Int]) {
+    init(job: Job, context: Context) {
         self.job = job
-        self.directory = directory
-        self.outputDirectory = outputDirectory
-        self.defaults = defaults
-        self.environment = environment
-        self.home = home
-        self.indexByID = indexByID
+        self.context = context
     }
 
     mutating func resolve() -> PlannedJob {
         var action = job.action
-        var transfer: EffectiveTransfer? = nil
+        var transfer: SharedBox<EffectiveTransfer>? = nil
         var inputs: [ArchiveInput] = []
         switch job.action {
         case .download(var d):
             d.to = destination(d.to, key: "to")
-            let t = effective(d.transfer)
+            let t = effective(d.hasOwnTransferSettings ? d.transfer : nil)
             transfer = t
             if d.sha256 == nil { warnings.append("no sha256: the downloaded content is not verified") }
             if d.namesFileAtRunTime {
                 let fallback = d.url.lastPathSegment.map { "\"\($0)\"" } ?? "the job id"
                 warnings.append("file name decided at run time: Content-Disposition, else \(fallback)")
             }
-            checkCredentials(t, url: d.url)
+            checkCredentials(t.value, url: d.url)
             action = .download(d)
         case .upload(var u):
             switch u.body {
@@ -47,9 +71,9 @@ struct JobResolver {
                 for i in form.files.indices { form.files[i].path = PathText.resolve(form.files[i].path, against: directory) }
                 u.body = .multipart(form)
             }
-            let t = effective(u.transfer)
+            let t = effective(u.hasOwnTransferSettings ? u.transfer : nil)
             transfer = t
-            checkCredentials(t, url: u.url)
+            checkCredentials(t.value, url: u.url)
             action = .upload(u)
         case .archive(var a):
             a.to = destination(a.to, key: "to")
@@ -71,6 +95,7 @@ struct JobResolver {
             }
             action = .archive(a)
         }
+        if let transfer { sharedTransfer = transfer }
         return PlannedJob(id: job.id, index: job.index, dependsOn: job.dependsOn, optional: job.optional,
                           priority: job.priority, action: action, transfer: transfer, archiveInputs: inputs, warnings: warnings)
     }
@@ -89,23 +114,34 @@ struct JobResolver {
         return resolved
     }
 
-    private mutating func effective(_ own: TransferSettings) -> EffectiveTransfer {
-        let t = EffectiveTransfer(defaults.overridden(by: own), directory: directory, home: home)
-        if t.insecure { warnings.append("TLS certificate verification is OFF (tls.insecure): anyone on the path can alter the data") }
-        for name in t.secretVariables where environment[name] == nil {
-            warnings.append("environment variable \(name) is not set here; the run will need it")
+    /// The effective settings for a job's own settings (nil: it has none, and shares the
+    /// defaults' box); consecutive jobs with equal settings share one box too.
+    private mutating func effective(_ own: TransferSettings?) -> SharedBox<EffectiveTransfer> {
+        guard let own else {
+            warnings += context.defaultTransferWarnings
+            return context.defaultTransfer
         }
+        let t = EffectiveTransfer(defaults.overridden(by: own), directory: directory, home: home)
+        warnings += Self.warnings(for: t, environment: environment)
         if t.retry.initialDelay > t.retry.maxDelay {
             problems.append(Diagnostic(JobPath.action(job, "retry"),
                                        "effective maxDelay (\(DurationText.format(t.retry.maxDelay))) is shorter than initialDelay (\(DurationText.format(t.retry.initialDelay)))"))
         }
-        return t
+        if let shared = sharedTransfer, shared.value == t { return shared }
+        return SharedBox(t)
+    }
+
+    static func warnings(for t: EffectiveTransfer, environment: [String: String]) -> [String] {
+        var warnings: [String] = []
+        if t.insecure { warnings.append("TLS certificate verification is OFF (tls.insecure): anyone on the path can alter the data") }
+        for name in t.secretVariables where environment[name] == nil {
+            warnings.append("environment variable \(name) is not set here; the run will need it")
+        }
+        return warnings
     }
 
     private mutating func checkCredentials(_ t: EffectiveTransfer, url: TransferURL) {
-        guard t.auth != nil || t.secretVariables.count > 0 else { return }
-        if url.scheme == "http" || url.scheme == "ftp" {
-            warnings.append("credentials are sent unencrypted over \(url.scheme)")
-        }
+        guard url.scheme == "http" || url.scheme == "ftp", t.auth != nil || !t.secretVariables.isEmpty else { return }
+        warnings.append("credentials are sent unencrypted over \(url.scheme)")
     }
 }

@@ -13,8 +13,24 @@ public struct Plan: Sendable {
     public var jobs: [PlannedJob]
     public var graph: JobGraph
 
+    public init(name: String?, manifestPath: String, directory: String, outputDirectory: String,
+                limits: Limits, jobs: [PlannedJob], graph: JobGraph) {
+        self.name = name
+        self.manifestPath = manifestPath
+        self.directory = directory
+        self.outputDirectory = outputDirectory
+        self.limits = limits
+        self.jobs = jobs
+        self.graph = graph
+        var counts: [JobKind: Int] = [:]
+        for i in jobs.indices { counts[jobs[i].kind, default: 0] += 1 }
+        self.kindCounts = counts
+    }
+
+    private let kindCounts: [JobKind: Int]
+
     /// Count of jobs of a kind.
-    public func count(_ kind: JobKind) -> Int { jobs.lazy.filter { $0.kind == kind }.count }
+    public func count(_ kind: JobKind) -> Int { kindCounts[kind] ?? 0 }
 
     /// The job with `id`, if any.
     public func job(_ id: String) -> PlannedJob? { jobs.first { $0.id == id } }
@@ -30,15 +46,32 @@ public struct PlannedJob: Sendable {
     public var priority: Int
     /// The job's action with every local path absolute (a download folder keeps its
     /// trailing `/`), URLs normalised.
-    public var action: JobAction
+    public private(set) var action: JobAction
     /// Effective transfer settings of a download or upload; nil for archives.
-    public var transfer: EffectiveTransfer?
+    public var transfer: EffectiveTransfer? { transferStorage?.value }
+    /// Shared between consecutive jobs with equal settings (see `SharedBox`).
+    var transferStorage: SharedBox<EffectiveTransfer>?
     /// Inputs of an archive job, resolved.
     public var archiveInputs: [ArchiveInput]
     /// Things the user should know before running (no checksum, TLS off, unset secret...).
     public var warnings: [String]
 
-    public var kind: JobKind { action.kind }
+    /// Stored rather than derived from `action`, so that reading it never copies the action.
+    public let kind: JobKind
+
+    init(id: String, index: Int, dependsOn: [String], optional: Bool, priority: Int, action: JobAction,
+         transfer: SharedBox<EffectiveTransfer>?, archiveInputs: [ArchiveInput], warnings: [String]) {
+        self.id = id
+        self.index = index
+        self.dependsOn = dependsOn
+        self.optional = optional
+        self.priority = priority
+        self.action = action
+        self.kind = action.kind
+        self.transferStorage = transfer
+        self.archiveInputs = archiveInputs
+        self.warnings = warnings
+    }
 }
 
 /// One input of an archive job.

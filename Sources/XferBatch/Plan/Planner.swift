@@ -16,7 +16,8 @@ public struct Planner: Sendable {
         do {
             return try plan(loaded.manifest, manifestPath: loaded.source.path, directory: loaded.directory)
         } catch {
-            throw ManifestError(source: loaded.source, root: loaded.root, diagnostics: error.diagnostics)
+            let root = try? JSONParser.parse(loaded.source.bytes)
+            throw ManifestError(source: loaded.source, root: root, diagnostics: error.diagnostics)
         }
     }
 
@@ -26,40 +27,43 @@ public struct Planner: Sendable {
         let outputDirectory = PathText.resolve(manifest.outputDir, against: directory)
         let jobs = manifest.jobs
 
-        // Ids: unique; dependsOn: known.
+        // Ids: unique; dependsOn: known. (Indexing, not `for job in jobs`: a loop variable
+        // would copy every job.)
         var indexByID: [String: Int] = [:]
         indexByID.reserveCapacity(jobs.count)
-        for (i, job) in jobs.enumerated() {
-            if let first = indexByID[job.id] {
-                problems.append(Diagnostic(Self.path(job, "id"), "duplicate job id \"\(job.id)\" (first used by jobs[\(first)])"))
-            } else {
-                indexByID[job.id] = i
+        for i in jobs.indices {
+            if let first = indexByID.updateValue(i, forKey: jobs[i].id) {
+                indexByID[jobs[i].id] = first
+                problems.append(Diagnostic(Self.path(jobs[i], "id"), "duplicate job id \"\(jobs[i].id)\" (first used by jobs[\(first)])"))
             }
         }
         var edges = [[Int]](repeating: [], count: jobs.count)
-        for (i, job) in jobs.enumerated() {
-            for (k, dep) in job.dependsOn.enumerated() {
+        for i in jobs.indices where !jobs[i].dependsOn.isEmpty {
+            edges[i].reserveCapacity(jobs[i].dependsOn.count)
+            for (k, dep) in jobs[i].dependsOn.enumerated() {
                 if let d = indexByID[dep] {
                     edges[i].append(d)
                 } else {
                     let hint = Suggestion.phrase(for: dep, in: indexByID.keys)
-                    problems.append(Diagnostic(JobPath.of(job).appending("dependsOn").appending(index: k),
+                    problems.append(Diagnostic(JobPath.of(jobs[i]).appending("dependsOn").appending(index: k),
                                                "no job has the id \"\(dep)\"\(hint)"))
                 }
             }
         }
 
         // Resolve actions and settings.
-        let home = environment["HOME"]
+        let context = JobResolver.Context(directory: directory, outputDirectory: outputDirectory, defaults: manifest.defaults,
+                                          environment: environment, indexByID: indexByID)
         var planned: [PlannedJob] = []
         planned.reserveCapacity(jobs.count)
-        for job in jobs {
-            var resolver = JobResolver(job: job, directory: directory, outputDirectory: outputDirectory,
-                                       defaults: manifest.defaults, environment: environment, home: home, indexByID: indexByID)
-            let p = resolver.resolve()
-            problems += resolver.problems
-            for id in resolver.implicitDependencies { if let d = indexByID[id] { edges[job.index].append(d) } }
-            planned.append(p)
+        var sharedTransfer: SharedBox<EffectiveTransfer>? = nil
+        for i in jobs.indices {
+            var resolver = JobResolver(job: jobs[i], context: context)
+            resolver.sharedTransfer = sharedTransfer
+            planned.append(resolver.resolve())
+            sharedTransfer = resolver.sharedTransfer
+            if !resolver.problems.isEmpty { problems += resolver.problems }
+            for id in resolver.implicitDependencies { if let d = indexByID[id] { edges[i].append(d) } }
         }
 
         let graph: JobGraph
@@ -73,11 +77,14 @@ public struct Planner: Sendable {
             throw PlanningError(diagnostics: problems)
         }
 
+        let outputs = planned.map(DataflowCheck.output(of:))
         for i in planned.indices {
             planned[i].dependsOn = graph.dependencies[i].map { jobs[$0].id }
-            problems += linkArchiveInputs(&planned[i], all: planned, indexByID: indexByID, job: jobs[i])
+            if planned[i].kind == .archive {
+                problems += linkArchiveInputs(&planned[i], outputs: outputs, indexByID: indexByID, job: jobs[i])
+            }
         }
-        problems += DataflowCheck(jobs: jobs, planned: planned, graph: graph).problems()
+        problems += DataflowCheck(jobs: jobs, planned: planned, outputs: outputs, graph: graph).problems()
         if !problems.isEmpty { throw PlanningError(diagnostics: problems) }
         return Plan(name: manifest.name, manifestPath: manifestPath, directory: directory,
                     outputDirectory: outputDirectory, limits: manifest.limits, jobs: planned, graph: graph)
@@ -86,11 +93,11 @@ public struct Planner: Sendable {
     static func path(_ job: Job, _ key: String) -> JSONPath { JobPath.of(job).appending(key) }
 
     /// Fills each `.job` archive input with that job's output path; uploads produce none.
-    private func linkArchiveInputs(_ p: inout PlannedJob, all: [PlannedJob], indexByID: [String: Int], job: Job) -> [Diagnostic] {
+    private func linkArchiveInputs(_ p: inout PlannedJob, outputs: [String?], indexByID: [String: Int], job: Job) -> [Diagnostic] {
         var problems: [Diagnostic] = []
         for (k, input) in p.archiveInputs.enumerated() {
             guard case .job(let id, _) = input, let source = indexByID[id] else { continue }
-            if let out = DataflowCheck.output(of: all[source]) {
+            if let out = outputs[source] {
                 p.archiveInputs[k] = .job(id: id, path: out)
             } else {
                 problems.append(Diagnostic(JobPath.action(job, "from").appending(index: k),

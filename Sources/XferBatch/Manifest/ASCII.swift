@@ -1,0 +1,19 @@
+/// Byte-level ASCII helpers for hot paths (per-job work in 100,000-job manifests), where
+/// Character-level or Foundation string searching costs more than the work itself.
+enum ASCII {
+    static func lowercased(_ b: UInt8) -> UInt8 {
+        b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+    }
+
+    /// True when `haystack`, compared case-insensitively, contains the lower-case ASCII `needle`.
+    static func containsIgnoringCase(_ haystack: some Collection<UInt8>, _ needle: StaticString) -> Bool {
+        let n = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+        let h = Array(haystack)
+        guard n.count <= h.count else { return false }
+        outer: for start in 0...(h.count - n.count) {
+            for k in 0..<n.count where lowercased(h[start + k]) != n[k] { continue outer }
+            return true
+        }
+        return false
+    }
+}

@@ -1,0 +1,183 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import XferBatch
+
+@Suite("Manifest rules")
+struct ManifestRulesTests {
+    typealias M = ManifestTesting
+
+    @Test func versionIsRequired() {
+        let lines = M.problems(#"{"jobs": []}"#)
+        #expect(lines.contains { $0.contains("missing required key \"version\"") })
+    }
+
+    @Test func versionMustBeOne() {
+        let lines = M.problems(#"{"version": 2, "jobs": []}"#)
+        #expect(lines == ["m.json:1:13: version: unsupported manifest version 2; this xferbatch reads version 1"])
+    }
+
+    @Test func anotherVersionIsReportedAloneEvenWithJobsWeDoNotUnderstand() {
+        let lines = M.problems(#"{"version": 2, "jobs": [{"id": "a", "fetch": {"from": "x"}}]}"#)
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("unsupported manifest version 2") == true)
+    }
+
+    @Test func jobsMustBeANonEmptyArray() {
+        #expect(M.problems(#"{"version": 1, "jobs": {"id": "a"}}"#).contains { $0.contains("jobs: expected an array of jobs, found an object") })
+        #expect(M.problems(#"{"version": 1, "jobs": []}"#).contains { $0.contains("jobs: there are no jobs") })
+    }
+
+    @Test func jobsBeforeVersionAreDecodedAndPositionedToo() {
+        let lines = M.problems(#"{"jobs": [{"id": "a", "download": {"url": 1}}], "version": 1}"#)
+        #expect(lines == ["m.json:1:43: jobs[0].download.url: expected a string, found a number"])
+    }
+
+    @Test func unknownKeysAreErrorsWithASuggestion() {
+        let lines = M.problems(M.manifest(jobs: #"{"id": "a", "dependson": [], "download": {"url": "https://x.org/f", "sha265": "ab"}}"#))
+        #expect(lines.contains { $0.hasSuffix("jobs[0].dependson: unknown key \"dependson\" (did you mean \"dependsOn\"?)") })
+        #expect(lines.contains { $0.hasSuffix("jobs[0].download.sha265: unknown key \"sha265\" (did you mean \"sha256\"?)") })
+    }
+
+    @Test func unknownKeysInDefaultsAreErrors() {
+        let lines = M.problems(M.manifest(jobs: M.download("a"), extra: #""defaults": {"retries": {"attempts": 2}},"#))
+        #expect(lines.contains { $0.contains("defaults.retries: unknown key \"retries\" (did you mean \"retry\"?)") })
+    }
+
+    @Test func jobIDsMustUseTheAllowedCharacters() {
+        let lines = M.problems(M.manifest(jobs: M.download("no spaces")))
+        #expect(lines.contains { $0.contains("jobs[0].id: job id \"no spaces\" may only contain letters, digits") })
+    }
+
+    @Test func jobIDsMustBeUnique() {
+        let lines = M.problems(M.manifest(jobs: M.download("a", to: "1") + "," + M.download("a", to: "2")))
+        #expect(lines.contains { $0.contains("jobs[1].id: duplicate job id \"a\" (first used by jobs[0])") })
+    }
+
+    @Test func aJobHasExactlyOneAction() {
+        let none = M.problems(M.manifest(jobs: #"{"id": "a"}"#))
+        #expect(none.contains { $0.contains("jobs[0]: a job needs exactly one of") })
+        let two = M.problems(M.manifest(jobs: #"{"id": "a", "download": {"url": "https://x.org/a"}, "archive": {"from": ["b"], "to": "x.tar"}}"#))
+        #expect(two.contains { $0.contains("found \"download\" and \"archive\"") })
+    }
+
+    @Test func wrongTypesNameTheExpectedType() {
+        let lines = M.problems(M.manifest(jobs: #"{"id": "a", "optional": "yes", "priority": 1.5, "download": {"url": 42}}"#))
+        #expect(lines.contains { $0.contains("jobs[0].optional: expected true or false, found a string") })
+        #expect(lines.contains { $0.contains("jobs[0].priority: expected an integer") })
+        #expect(lines.contains { $0.contains("jobs[0].download.url: expected a string, found a number") })
+    }
+
+    @Test func reportsEveryProblemInOnePassInSourceOrder() {
+        let json = """
+        {
+          "version": 1,
+          "limits": {"concurrency": 0},
+          "jobs": [
+            {"id": "a", "download": {"url": "gopher://x.org/f"}},
+            {"id": "b", "download": {"url": "https://x.org/f", "size": "10 MB"}}
+          ]
+        }
+        """
+        let lines = M.problems(json)
+        #expect(lines == [
+            "m.json:3:29: limits.concurrency: expected an integer from 1 to 10000, found 0",
+            "m.json:5:37: jobs[0].download.url: unsupported scheme \"gopher\"; use one of data, file, ftp, ftps, http, https, sftp",
+            "m.json:6:64: jobs[1].download.size: \"10 MB\" is not a size; write bytes as an integer or a number with B, KB, MB, GB, TB, KiB, MiB, GiB or TiB, e.g. \"512KiB\"",
+        ])
+    }
+
+    @Test func malformedJSONIsOneErrorWithItsPosition() {
+        let lines = M.problems("{\n  \"version\": 1,\n  \"jobs\": [,]\n}")
+        #expect(lines == ["m.json:3:12: invalid JSON: unexpected ','; expected a value"])
+    }
+
+    @Test func nonUTF8BytesAreRefusedWithTheirPosition() {
+        let bytes = Array(#"{"version": 1, "name": ""#.utf8) + [0xFF] + Array(#"", "jobs": []}"#.utf8)
+        #expect(throws: ManifestError.self) {
+            _ = try ManifestLoader(environment: [:]).decode(bytes: bytes, path: "m.json", directory: "/w")
+        }
+        do {
+            _ = try ManifestLoader(environment: [:]).decode(bytes: bytes, path: "m.json", directory: "/w")
+        } catch {
+            #expect(error.lines == ["m.json:1:25: the file is not valid UTF-8 (byte 0xFF at offset 24)"])
+        }
+    }
+
+    @Test func userinfoInAURLIsRefusedPointingToAuth() {
+        let lines = M.problems(M.manifest(jobs: M.download("a", "https://bob:secret@x.org/f")))
+        #expect(lines.count == 1)
+        #expect(lines[0].contains("credentials in the URL (user:pass@) are refused"))
+        #expect(lines[0].contains("\"auth\""))
+        #expect(!lines[0].contains("secret@"), "the error itself must not echo the password")
+    }
+
+    @Test func literalAuthorizationHeadersAreRefused() {
+        let lines = M.problems(M.manifest(jobs: #"{"id": "a", "download": {"url": "https://x.org/f", "headers": {"Authorization": "Bearer abc"}}}"#))
+        #expect(lines.contains { $0.contains("headers.Authorization: a literal Authorization header would put a secret in the manifest") })
+    }
+
+    @Test func secretsAreReferencedOnlyByVariableName() {
+        let lines = M.problems(M.manifest(jobs: #"{"id": "a", "download": {"url": "https://x.org/f", "auth": {"bearer": {"tokenEnv": "ghp_abc123-not-a-name"}}}}"#))
+        #expect(lines.contains { $0.contains("auth.bearer.tokenEnv: \"ghp_abc123-not-a-name\" is not an environment variable name") })
+    }
+
+    @Test func durationsAreParsedStrictly() {
+        let lines = M.problems(M.manifest(jobs: M.download("a"), extra: #""defaults": {"timeouts": {"connect": "10", "total": "1.5h", "stall": "30 s"}},"#))
+        #expect(lines.count == 3)
+        #expect(lines.allSatisfy { $0.contains("is not a duration") })
+    }
+
+    @Test func retryDelaysMustBeOrdered() {
+        let lines = M.problems(M.manifest(jobs: M.download("a"), extra: #""defaults": {"retry": {"initialDelay": "1m", "maxDelay": "5s"}},"#))
+        #expect(lines.contains { $0.contains("defaults.retry.maxDelay: maxDelay (5s) is shorter than initialDelay (1m)") })
+    }
+
+    @Test func aDataURLNeedsAFileName() {
+        let lines = M.problems(M.manifest(jobs: M.download("a", "data:,hello")))
+        #expect(lines.contains { $0.contains("jobs[0].download.to: a data: URL has no file name") })
+    }
+
+    @Test func anUploadNeedsExactlyOneBody() {
+        let both = M.problems(M.manifest(jobs: #"{"id": "u", "upload": {"url": "https://x.org/u", "from": "a", "multipart": {"fields": {"a": "b"}}}}"#))
+        #expect(both.contains { $0.contains("either \"from\" (a raw body) or \"multipart\", not both") })
+        let none = M.problems(M.manifest(jobs: #"{"id": "u", "upload": {"url": "https://x.org/u"}}"#))
+        #expect(none.contains { $0.contains("an upload needs \"from\"") })
+    }
+
+    @Test func anArchiveFormatIsInferredOrRequired() throws {
+        let plan = try M.plan(M.manifest(jobs: M.download("a", to: "a.bin") + #", {"id": "z", "archive": {"from": ["a"], "to": "z.tgz"}}"#))
+        guard case .archive(let a) = plan.jobs[1].action else { Issue.record(); return }
+        #expect(a.format == .tarGz)
+        let lines = M.problems(M.manifest(jobs: M.download("a", to: "a.bin") + #", {"id": "z", "archive": {"from": ["a"], "to": "z.rar"}}"#))
+        #expect(lines.contains { $0.contains("cannot tell the format from \"z.rar\"") })
+    }
+
+    @Test func oversizedManifestsAreRefusedBeforeReading() throws {
+        let path = "/tmp/xferbatch-big-\(UInt32.random(in: 0...UInt32.max)).json"
+        let fd = fopen(path, "w")
+        defer { unlink(path) }
+        #expect(fd != nil)
+        // A sparse 50 MB file: the size check must refuse it without reading it.
+        fseek(fd, 50_000_000, SEEK_SET)
+        fputc(0x7D, fd)
+        fclose(fd)
+        do {
+            _ = try ManifestLoader(environment: [:]).load(path: path)
+            Issue.record("accepted a 50 MB manifest")
+        } catch {
+            #expect(error.lines.count == 1)
+            #expect(error.lines[0].contains("the manifest is 47.7 MiB; the limit is 32 MiB"))
+        }
+    }
+
+    @Test func aMissingFileIsAClearError() {
+        do {
+            _ = try ManifestLoader(environment: [:]).load(path: "/nonexistent/m.json")
+            Issue.record("loaded a missing file")
+        } catch {
+            #expect(error.lines == ["/nonexistent/m.json: cannot read the file: no such file or not readable"])
+        }
+    }
+}

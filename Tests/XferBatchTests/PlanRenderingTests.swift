@@ -1,0 +1,65 @@
+import Testing
+@testable import XferBatch
+
+@Suite("Plan rendering")
+struct PlanRenderingTests {
+    typealias M = ManifestTesting
+
+    func samplePlan() throws -> Plan {
+        try M.plan(M.manifest(jobs: [
+            M.download("a", "https://x.org/a?token=s3cr3t", to: "a.bin"),
+            M.download("b.c", to: "b", extra: #", "dependsOn": ["a"]"#),
+            #"{"id": "z", "archive": {"from": ["a", "b.c"], "to": "z.tar"}}"#,
+        ].joined(separator: ","), extra: #""name": "demo","#))
+    }
+
+    @Test func jsonRoundTripsThroughTheParserWithWavesAndJobs() throws {
+        let plan = try samplePlan()
+        let root = try JSONParser.parse(plan.json())
+        guard case .array(let waves)? = root["waves"]?.value, case .array(let jobs)? = root["jobs"]?.value else {
+            Issue.record("waves or jobs missing"); return
+        }
+        #expect(waves.count == 3)
+        #expect(jobs.count == 3)
+        guard case .string(let kind)? = jobs[2]["kind"]?.value else { Issue.record(); return }
+        #expect(kind == "archive")
+    }
+
+    @Test func prettyAndCompactJSONCarryTheSameDocument() throws {
+        let plan = try samplePlan()
+        let compact = plan.json()
+        let pretty = plan.json(pretty: true)
+        #expect(pretty.count > compact.count)
+        let strip: ([UInt8]) -> [UInt8] = { $0.filter { $0 != 0x20 && $0 != 0x0A } }
+        // No strings in the sample contain spaces, so removing whitespace must give equal bytes.
+        #expect(strip(compact) == strip(pretty))
+    }
+
+    @Test func noOutputFormatLeaksSecretQueryValues() throws {
+        let plan = try samplePlan()
+        for output in [String(decoding: plan.json(), as: UTF8.self), plan.text(), plan.dot(), plan.mermaid()] {
+            #expect(!output.contains("s3cr3t"))
+        }
+    }
+
+    @Test func dotDrawsAnEdgeFromEachDependencyToItsDependent() throws {
+        let dot = try samplePlan().dot()
+        #expect(dot.hasPrefix("digraph \"demo\" {"))
+        #expect(dot.contains("\"a\" -> \"b.c\";"))
+        #expect(dot.contains("\"b.c\" -> \"z\";"))
+    }
+
+    @Test func mermaidUsesSafeNodeIDsAndLabelsWithTheRealID() throws {
+        let mermaid = try samplePlan().mermaid()
+        #expect(mermaid.contains("j1[\"b.c (download)\"]"))
+        #expect(mermaid.contains("j0 --> j1"))
+    }
+
+    @Test func jsonWriterEscapesControlCharactersAndQuotes() throws {
+        var w = JSONWriter()
+        w.object { w in w.member("k", "a\"b\\c\n\u{01}é") }
+        #expect(String(decoding: w.bytes, as: UTF8.self) == #"{"k":"a\"b\\c\n\u0001é"}"#)
+        guard case .string(let back)? = try JSONParser.parse(w.bytes)["k"]?.value else { Issue.record(); return }
+        #expect(back == "a\"b\\c\n\u{01}é")
+    }
+}

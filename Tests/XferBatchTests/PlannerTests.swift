@@ -1,0 +1,133 @@
+import Testing
+@testable import XferBatch
+
+@Suite("Planner")
+struct PlannerTests {
+    typealias M = ManifestTesting
+
+    @Test func unknownDependenciesAreNamedWithASuggestion() {
+        let lines = M.problems(M.manifest(jobs: M.download("kernel", to: "k") + "," + M.download("b", to: "b", extra: #", "dependsOn": ["kernal"]"#)))
+        #expect(lines.contains { $0.contains("jobs[1].dependsOn[0]: no job has the id \"kernal\" (did you mean \"kernel\"?)") })
+    }
+
+    @Test func aCycleIsRejectedNamingIt() {
+        let jobs = [
+            M.download("a", to: "a", extra: #", "dependsOn": ["c"]"#),
+            M.download("b", to: "b", extra: #", "dependsOn": ["a"]"#),
+            M.download("c", to: "c", extra: #", "dependsOn": ["b"]"#),
+        ].joined(separator: ",")
+        let lines = M.problems(M.manifest(jobs: jobs))
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasSuffix("jobs[0].dependsOn: dependency cycle: a -> c -> b -> a (each depends on the next)") == true)
+    }
+
+    @Test func relativeDestinationsResolveUnderOutputDir() throws {
+        let plan = try M.plan(M.manifest(jobs: M.download("a", to: "sub/../f.bin"), extra: #""outputDir": "out","#))
+        #expect(plan.outputDirectory == "/work/out")
+        #expect(plan.jobs[0].destination == "/work/out/f.bin")
+    }
+
+    @Test func aDestinationEscapingOutputDirIsRejected() {
+        let dotdot = M.problems(M.manifest(jobs: M.download("a", to: "../etc/passwd"), extra: #""outputDir": "out","#))
+        #expect(dotdot.contains { $0.contains("jobs[0].download.to: \"../etc/passwd\" resolves to /work/etc/passwd, outside outputDir (/work/out)") })
+        let absolute = M.problems(M.manifest(jobs: M.download("a", to: "/tmp/x"), extra: #""outputDir": "out","#))
+        #expect(absolute.contains { $0.contains("allowOutsideOutputDir") })
+    }
+
+    @Test func allowOutsideOutputDirLetsADestinationEscape() throws {
+        let plan = try M.plan(M.manifest(jobs: M.download("a", to: "/tmp/x", extra: #", "allowOutsideOutputDir": true"#), extra: #""outputDir": "out","#))
+        #expect(plan.jobs[0].destination == "/tmp/x")
+    }
+
+    @Test func aFolderDestinationDefersTheNameToRunTime() throws {
+        let plan = try M.plan(M.manifest(jobs: M.download("a", "https://x.org/static/pic.png", to: "img/")))
+        guard case .download(let d) = plan.jobs[0].action else { Issue.record(); return }
+        #expect(d.to == "/work/img/")
+        #expect(d.namesFileAtRunTime)
+        #expect(plan.jobs[0].warnings.contains("file name decided at run time: Content-Disposition, else \"pic.png\""))
+    }
+
+    @Test func twoJobsWritingOnePathIsAnError() {
+        let lines = M.problems(M.manifest(jobs: M.download("a", to: "f") + "," + M.download("b", to: "./f")))
+        #expect(lines.contains { $0.contains("jobs[1].download.to: writes /work/f, which job \"a\" also writes") })
+    }
+
+    @Test func readingAnotherJobsOutputRequiresADependency() {
+        let jobs = M.download("kernel", to: "out/k.tar") + "," + #"{"id": "up", "upload": {"from": "out/k.tar", "url": "https://m.org/k"}}"#
+        let lines = M.problems(M.manifest(jobs: jobs))
+        #expect(lines.contains { $0.contains("jobs[1].upload.from: reads /work/out/k.tar, which job \"kernel\" writes, but does not depend on it; add \"dependsOn\": [\"kernel\"]") })
+    }
+
+    @Test func aTransitiveDependencyIsEnoughForReading() throws {
+        let jobs = [
+            M.download("kernel", to: "k.tar"),
+            M.download("sig", to: "k.sig", extra: #", "dependsOn": ["kernel"]"#),
+            #"{"id": "up", "dependsOn": ["sig"], "upload": {"from": "k.tar", "url": "https://m.org/k"}}"#,
+        ].joined(separator: ",")
+        #expect(try M.plan(M.manifest(jobs: jobs)).jobs.count == 3)
+    }
+
+    @Test func multipartFilesAreReadersToo() {
+        let jobs = M.download("a", to: "a.txt") + "," + #"{"id": "f", "upload": {"url": "https://x.org/f", "method": "POST", "multipart": {"files": [{"field": "f", "path": "a.txt"}]}}}"#
+        let lines = M.problems(M.manifest(jobs: jobs))
+        #expect(lines.contains { $0.contains("jobs[1].upload.multipart.files[0].path: reads /work/a.txt, which job \"a\" writes") })
+    }
+
+    @Test func archiveInputsByJobIDAddImplicitDependencies() throws {
+        let plan = try M.plan(M.manifest(jobs: M.download("a", to: "a.bin") + "," + #"{"id": "z", "archive": {"from": ["a"], "to": "z.tar"}}"#))
+        #expect(plan.jobs[1].dependsOn == ["a"])
+        #expect(plan.jobs[1].archiveInputs == [.job(id: "a", path: "/work/a.bin")])
+        #expect(plan.graph.waves.count == 2)
+    }
+
+    @Test func archiveGlobsMustOnlyMatchOutputsOfDependencies() {
+        let jobs = M.download("a", to: "logs/a.log") + "," + #"{"id": "z", "archive": {"from": ["logs/*.log"], "to": "logs.tar"}}"#
+        let lines = M.problems(M.manifest(jobs: jobs))
+        #expect(lines.contains { $0.contains("jobs[1].archive.from[0]: matches /work/logs/a.log, which job \"a\" writes, but does not depend on it") })
+    }
+
+    @Test func anArchiveOfAnUploadIsAnError() {
+        let jobs = #"{"id": "u", "upload": {"from": "x", "url": "https://x.org/u"}}, {"id": "z", "archive": {"from": ["u"], "to": "z.tar"}}"#
+        let lines = M.problems(M.manifest(jobs: jobs))
+        #expect(lines.contains { $0.contains("job \"u\" is an upload and produces no file to archive") })
+    }
+
+    @Test func uploadSourcesResolveAgainstTheManifestFolder() throws {
+        let plan = try M.plan(M.manifest(jobs: #"{"id": "u", "upload": {"from": "files/1.txt", "url": "https://x.org/u"}}"#, extra: #""outputDir": "out","#))
+        #expect(plan.jobs[0].source == "/work/files/1.txt")
+    }
+
+    @Test func defaultsAreInheritedKeyByKey() throws {
+        let json = M.manifest(
+            jobs: #"{"id": "a", "download": {"url": "https://x.org/a", "retry": {"attempts": 2}, "timeouts": {"stall": "5s"}, "headers": {"user-agent": "mine", "X-Extra": "1"}}}"#
+                + "," + M.download("b", to: "b"),
+            extra: #""defaults": {"retry": {"attempts": 7, "maxDelay": "1m"}, "timeouts": {"connect": "3s"}, "headers": {"User-Agent": "xferbatch"}, "auth": {"bearer": {"tokenEnv": "T"}}},"#)
+        let plan = try M.plan(json, environment: ["T": "x"])
+        let a = try #require(plan.jobs[0].transfer)
+        #expect(a.retry.attempts == 2)
+        #expect(a.retry.maxDelay == .seconds(60))
+        #expect(a.retry.initialDelay == RetryPolicy.defaultInitialDelay)
+        #expect(a.connectTimeout == .seconds(3))
+        #expect(a.stallTimeout == .seconds(5))
+        #expect(a.headers == [Header(name: "user-agent", value: .literal("mine")), Header(name: "X-Extra", value: .literal("1"))])
+        #expect(a.auth == .bearer(tokenEnv: "T"))
+        let b = try #require(plan.jobs[1].transfer)
+        #expect(b.retry.attempts == 7)
+        #expect(b.stallTimeout == TimeoutSettings.defaultStall)
+        #expect(b.headers == [Header(name: "User-Agent", value: .literal("xferbatch"))])
+    }
+
+    @Test func warnsAboutMissingChecksumsInsecureTLSAndUnsetSecrets() throws {
+        let json = M.manifest(jobs: #"{"id": "a", "download": {"url": "http://x.org/a", "to": "a", "tls": {"insecure": true}, "auth": {"bearer": {"tokenEnv": "TOKEN"}}}}"#)
+        let warnings = try M.plan(json).jobs[0].warnings
+        #expect(warnings.contains("no sha256: the downloaded content is not verified"))
+        #expect(warnings.contains { $0.contains("TLS certificate verification is OFF") })
+        #expect(warnings.contains("environment variable TOKEN is not set here; the run will need it"))
+        #expect(warnings.contains("credentials are sent unencrypted over http"))
+    }
+
+    @Test func tildePathsUseHome() throws {
+        let json = M.manifest(jobs: #"{"id": "u", "upload": {"from": "f", "url": "sftp://h/f", "sftp": {"knownHosts": "~/.ssh/kh"}}}"#)
+        #expect(try M.plan(json, environment: ["HOME": "/home/me"]).jobs[0].transfer?.knownHosts == "/home/me/.ssh/kh")
+    }
+}

@@ -1,0 +1,56 @@
+import Testing
+@testable import XferBatch
+
+@Suite("Transfer URLs")
+struct TransferURLTests {
+    @Test func encodesSpacesAndNonASCIIOnce() throws {
+        let url = try TransferURL(parsing: "https://example.org/static/功夫 熊猫.png?q=a b")
+        #expect(url.string == "https://example.org/static/%E5%8A%9F%E5%A4%AB%20%E7%86%8A%E7%8C%AB.png?q=a%20b")
+    }
+
+    @Test func neverDoubleEncodes() throws {
+        let once = try TransferURL(parsing: "https://example.org/a%20b/%E5%8A%9F")
+        #expect(once.string == "https://example.org/a%20b/%E5%8A%9F")
+        let again = try TransferURL(parsing: once.string)
+        #expect(again.string == once.string)
+    }
+
+    @Test func encodesAStrayPercentSign() throws {
+        #expect(try TransferURL(parsing: "https://x.org/100%/a").string == "https://x.org/100%25/a")
+    }
+
+    @Test func lowerCasesSchemeAndHostButNotThePath() throws {
+        let url = try TransferURL(parsing: "HTTPS://Example.ORG:8443/Path/File")
+        #expect(url.string == "https://example.org:8443/Path/File")
+        #expect(url.host == "example.org")
+        #expect(url.port == 8443)
+        #expect(url.hostKey == "example.org:8443")
+    }
+
+    @Test(arguments: ["http", "https", "ftp", "ftps", "sftp", "file"])
+    func acceptsSupportedSchemes(scheme: String) throws {
+        #expect(try TransferURL(parsing: "\(scheme)://host/path").scheme == scheme)
+    }
+
+    @Test func refusesOtherSchemesAndCredentials() {
+        #expect(throws: TransferURL.Problem.unsupportedScheme("gopher")) { try TransferURL(parsing: "gopher://x/y") }
+        #expect(throws: TransferURL.Problem.credentials) { try TransferURL(parsing: "ftp://user:pw@x/y") }
+        #expect(throws: TransferURL.Problem.missingScheme) { try TransferURL(parsing: "example.org/file") }
+        #expect(throws: TransferURL.Problem.missingHost) { try TransferURL(parsing: "https:///file") }
+    }
+
+    @Test func redactsSecretLookingQueryValues() throws {
+        let url = try TransferURL(parsing: "https://blob.example.org/a.zip?X-Amz-Signature=abc&X-Amz-Credential=k&expires=10&token=t")
+        #expect(url.redacted == "https://blob.example.org/a.zip?X-Amz-Signature=REDACTED&X-Amz-Credential=REDACTED&expires=10&token=REDACTED")
+        #expect(!url.description.contains("abc"))
+    }
+
+    @Test func redactsTheContentOfDataURLs() throws {
+        #expect(try TransferURL(parsing: "data:text/plain;base64,aGVsbG8=").redacted == "data:text/plain;base64,…")
+    }
+
+    @Test func theLastPathSegmentIsPercentDecoded() throws {
+        #expect(try TransferURL(parsing: "https://x.org/dir/%E5%8A%9F.png?x=1").lastPathSegment == "功.png")
+        #expect(try TransferURL(parsing: "https://x.org/").lastPathSegment == nil)
+    }
+}

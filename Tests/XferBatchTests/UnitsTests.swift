@@ -1,0 +1,63 @@
+import Testing
+@testable import XferBatch
+
+@Suite("Durations and sizes")
+struct UnitsTests {
+    @Test(arguments: [("250ms", 250), ("30s", 30_000), ("5m", 300_000), ("1h", 3_600_000), ("0s", 0)])
+    func parsesDurations(text: String, milliseconds: Int64) {
+        #expect(DurationText.parse(text).map(DurationText.milliseconds) == milliseconds)
+    }
+
+    @Test(arguments: ["", "30", "1.5s", " 30s", "30s ", "30 s", "-1s", "1d", "ms", "5sec", "1h30m", "30S"])
+    func rejectsLooseDurations(text: String) {
+        #expect(DurationText.parse(text) == nil)
+    }
+
+    @Test func formatsDurationsInTheLargestExactUnit() {
+        #expect(DurationText.format(.seconds(3600)) == "1h")
+        #expect(DurationText.format(.seconds(90)) == "90s")
+        #expect(DurationText.format(.milliseconds(500)) == "500ms")
+        #expect(DurationText.format(.zero) == "0s")
+    }
+
+    @Test(arguments: [("512KiB", 524_288), ("10MB", 10_000_000), ("1GiB", 1_073_741_824), ("1.5KiB", 1536), ("7B", 7), ("2kB", 2000)])
+    func parsesSizes(text: String, bytes: Int64) {
+        #expect(ByteSize.parse(text) == bytes)
+    }
+
+    @Test(arguments: ["10", "10 MB", "1.5B", "MB", ".5MB", "5.MB", "1e3KB", "10mb", "1,5MB", "-1KB"])
+    func rejectsLooseSizes(text: String) {
+        #expect(ByteSize.parse(text) == nil)
+    }
+
+    @Test func parsesRates() {
+        #expect(ByteSize.parseRate("50MiB/s") == 52_428_800)
+        #expect(ByteSize.parseRate("50MiB") == nil)
+    }
+
+    @Test func formatsSizesForPeople() {
+        #expect(ByteSize.format(512) == "512 B")
+        #expect(ByteSize.format(1536) == "1.5 KiB")
+        #expect(ByteSize.format(140_000_000) == "133.5 MiB")
+        #expect(ByteSize.format(1_073_741_824) == "1 GiB")
+    }
+}
+
+@Suite("Lexical paths")
+struct PathTextTests {
+    @Test(arguments: [
+        ("/a/b", "/a/b"), ("/a//b/", "/a/b"), ("/a/./b", "/a/b"), ("/a/b/..", "/a"), ("/a/../../b", "/b"),
+        ("a/b", "a/b"), ("./a", "a"), ("a/..", "."), ("../a", "../a"), ("/", "/"), ("/a/.b/..c", "/a/.b/..c"),
+        ("/a/b/.", "/a/b"), ("/a/...", "/a/..."),
+    ])
+    func normalizes(path: String, expected: String) {
+        #expect(PathText.normalize(path) == expected)
+        #expect(PathText.normalize(expected) == expected, "normalising is idempotent")
+    }
+
+    @Test func containmentIsPerComponent() {
+        #expect(PathText.isWithin("/out/a", folder: "/out"))
+        #expect(PathText.isWithin("/out", folder: "/out"))
+        #expect(!PathText.isWithin("/outside/a", folder: "/out"))
+    }
+}
