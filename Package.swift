@@ -16,6 +16,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .systemLibrary(
@@ -47,6 +49,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Test support: the fixture HTTP server (SwiftNIO), also runnable for the quickstart.
+        .target(
+            name: "XferFixtures",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "xferbatch-fixture",
+            dependencies: ["XferFixtures"]
+        ),
         .executableTarget(
             name: "xferbatch",
             dependencies: [
@@ -60,6 +76,10 @@ let package = Package(
         .testTarget(
             name: "XferBatchTests",
             dependencies: ["XferBatch"]
+        ),
+        .testTarget(
+            name: "XferCurlTests",
+            dependencies: ["XferCurl", "XferFixtures", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Runs the built `xferbatch` binary: exit codes, snapshots of `plan` and `--help`,
         // and the JSON Schemas checked by a validator we did not write.

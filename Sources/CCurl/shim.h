@@ -23,6 +23,16 @@ static inline CURLcode xb_easy_getinfo_pointer(CURL *h, CURLINFO i, void **v) { 
 static inline curl_version_info_data *xb_version_info(void) { return curl_version_info(CURLVERSION_NOW); }
 static inline CURLMcode xb_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 
+/// Flag macros with casts, which Swift does not import.
+static const long XB_CURLAUTH_BASIC = (long)CURLAUTH_BASIC;
+static const long XB_CURLAUTH_BEARER = (long)CURLAUTH_BEARER;
+static const long XB_CURLSSH_AUTH_PUBLICKEY = (long)CURLSSH_AUTH_PUBLICKEY;
+static const long XB_CURLSSH_AUTH_PASSWORD = (long)CURLSSH_AUTH_PASSWORD;
+static const long XB_CURLSSH_AUTH_AGENT = (long)CURLSSH_AUTH_AGENT;
+static const long XB_CURLPIPE_MULTIPLEX = (long)CURLPIPE_MULTIPLEX;
+static const long XB_CURL_ERROR_SIZE = CURL_ERROR_SIZE;
+static const long XB_CURL_READFUNC_ABORT = (long)CURL_READFUNC_ABORT;
+
 /// The `CURLMsg.data.result` union member, which Swift imports awkwardly.
 static inline CURLcode xb_msg_result(CURLMsg *m) { return m->data.result; }
 

@@ -1,0 +1,160 @@
+internal import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// libcurl's callbacks. They run on the engine's loop thread inside
+/// `curl_multi_perform`; each finds its transfer through the opaque pointer it was given.
+extension EasyTransfer {
+    static let writeCallback: curl_write_callback = { data, size, count, context in
+        guard let data, let context else { return 0 }
+        let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
+        return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+    }
+
+    static let headerCallback: curl_write_callback = { data, size, count, context in
+        guard let data, let context else { return 0 }
+        let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
+        transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+        return size * count
+    }
+
+    static let readCallback: curl_read_callback = { buffer, size, count, context in
+        guard let buffer, let context else { return Int(XB_CURL_READFUNC_ABORT) }
+        let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
+        let n = read(transfer.uploadDescriptor, buffer, size * count)
+        if n < 0 {
+            transfer.localFailure = EasyTransfer.localError(errno, "cannot read the upload source")
+            return Int(XB_CURL_READFUNC_ABORT)
+        }
+        return n
+    }
+
+    /// Counters only: atomics, no allocation. Also the stall watchdog: libcurl calls this
+    /// at least once a second even when nothing moves, and its own low-speed check
+    /// averages over several seconds, which notices a stall late.
+    static let progressCallback: curl_xferinfo_callback = { context, downloadTotal, downloaded, uploadTotal, uploaded in
+        guard let context else { return 0 }
+        let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
+        if uploadTotal > 0 || uploaded > 0 {
+            transfer.progress.update(done: Int64(uploaded), expected: uploadTotal > 0 ? Int64(uploadTotal) : nil)
+        } else {
+            transfer.progress.update(done: Int64(downloaded), expected: downloadTotal > 0 ? Int64(downloadTotal) : nil)
+        }
+        return transfer.checkStall(moved: Int64(downloaded) + Int64(uploaded)) ? 1 : 0
+    }
+
+    /// True (abort) when no byte has moved for the stall timeout.
+    func checkStall(moved: Int64) -> Bool {
+        guard let limit = stallLimit else { return false }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nanos = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+        if moved != lastMovedBytes {
+            lastMovedBytes = moved
+            lastMovedAt = nanos
+            return false
+        }
+        guard nanos - lastMovedAt > limit else { return false }
+        localFailure = TransferError(kind: .transient, code: "stalled",
+                                     message: "no data moved for \(limit / 1_000_000_000) s (the stall timeout)")
+        return true
+    }
+
+    /// Decides on the first body byte where the body goes: error responses (HTTP >= 300)
+    /// are kept in memory, bounded, and never reach the destination file.
+    func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Int {
+        if !bodyStarted {
+            bodyStarted = true
+            guard startBody() else { return 0 }
+        }
+        guard writesToFile, case .file(let fd, _) = request.destination else {
+            let room = request.options.maxCapturedBody - captured.count
+            if room > 0 { captured.append(contentsOf: chunk.prefix(room)) }
+            return chunk.count
+        }
+        var done = 0
+        while done < chunk.count {
+            let n = pwrite(fd, chunk.baseAddress! + done, chunk.count - done, off_t(writeOffset))
+            if n < 0 {
+                if errno == EINTR { continue }
+                localFailure = EasyTransfer.localError(errno, "cannot write the downloaded data")
+                return 0  // makes libcurl stop with CURLE_WRITE_ERROR; our error wins
+            }
+            done += n
+            writeOffset += Int64(n)
+            bytesWritten += Int64(n)
+        }
+        return chunk.count
+    }
+
+    /// Returns false (and records why) when the body must not be accepted at all.
+    private func startBody() -> Bool {
+        let status = responseCode()
+        if isHTTP && !(200..<300).contains(status) { return true }  // captured, not written
+        guard case .file(let fd, _) = request.destination else { return true }
+        writesToFile = true
+        guard let from = request.resumeFrom, from > 0 else { return true }
+        if !isHTTP {
+            resumed = true  // FTP REST / SFTP seek / file offset: libcurl fails if it cannot
+            return true
+        }
+        if status == 206 {
+            // Only bytes that continue exactly where we stopped may be appended.
+            guard let range = responseHeaders["content-range"], ContentRange.start(of: range) == from else {
+                localFailure = TransferError(kind: .permanent, code: "bad-content-range",
+                                             message: "asked for bytes from \(from), got \(responseHeaders["content-range"] ?? "no Content-Range")")
+                return false
+            }
+            resumed = true
+            return true
+        }
+        // 200: the server ignored the range or the entity changed (If-Range): start over.
+        if ftruncate(fd, 0) != 0 {
+            localFailure = EasyTransfer.localError(errno, "cannot truncate the partial file")
+            return false
+        }
+        writeOffset = 0
+        return true
+    }
+
+    /// Keeps the final response's headers: a new status line (after a redirect or a
+    /// 100 Continue) starts a new set.
+    func receiveHeader(_ line: UnsafeRawBufferPointer) {
+        let text = String(decoding: line, as: UTF8.self)
+        if text.hasPrefix("HTTP/") {
+            responseHeaders.removeAll(keepingCapacity: true)
+            return
+        }
+        guard let colon = text.firstIndex(of: ":"), responseHeaders.count < 200 else { return }
+        let name = text[..<colon].lowercased()
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: " \t\r\n")
+        responseHeaders[name] = value
+    }
+
+    func responseCode() -> Int {
+        guard let handle else { return 0 }
+        var code = 0
+        _ = xb_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        return code
+    }
+}
+
+extension StringProtocol {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+/// `Content-Range: bytes START-END/TOTAL`
+enum ContentRange {
+    static func start(of header: String) -> Int64? {
+        guard header.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = header.dropFirst(6)
+        guard let dash = spec.firstIndex(of: "-") else { return nil }
+        return Int64(spec[..<dash].trimmingCharacters(in: " "))
+    }
+}

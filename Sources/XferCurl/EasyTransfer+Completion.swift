@@ -1,0 +1,84 @@
+internal import CCurl
+
+extension EasyTransfer {
+    /// The result of a transfer libcurl reported done with `code`.
+    func result(for code: CURLcode) -> Result<TransferOutcome, TransferError> {
+        if let localFailure { return .failure(localFailure) }
+        let status = responseCode()
+        if code != CURLE_OK {
+            var message = errorText(code)
+            if code == CURLE_UNSUPPORTED_PROTOCOL, redirectCount() > 0 {
+                message = "refused to follow a redirect to another protocol (\(message)); an https URL may not lead to http unless allowed"
+            }
+            return .failure(TransferError(kind: TransferError.kind(of: code, ftpReply: status), code: TransferError.name(of: code),
+                                          message: message, httpStatus: isHTTP && status > 0 ? status : nil))
+        }
+        if isHTTP && status >= 300 && status != 304 {
+            let retryAfter = responseHeaders["retry-after"].flatMap { RetryAfter.parse($0) }
+            let reason = status < 400
+                ? "redirect not followed (\(responseHeaders["location"].map { "to \(URLText.redacted($0))" } ?? "no Location"))"
+                : "the server answered \(status)"
+            return .failure(TransferError(kind: TransferError.kind(ofHTTPStatus: status), code: "HTTP \(status)", message: reason,
+                                          httpStatus: status, retryAfter: retryAfter, responseBody: captured))
+        }
+        return .success(TransferOutcome(status: status, headers: responseHeaders, bytesTransferred: transferredBytes(),
+                                        effectiveURL: effectiveURL(), timings: timings(), resumed: resumed,
+                                        body: writesToFile ? [] : captured))
+    }
+
+    private func transferredBytes() -> Int64 {
+        if case .none = request.body {
+            if writesToFile { return bytesWritten }
+            return Int64(captured.count)
+        }
+        var sent: curl_off_t = 0
+        if let handle { _ = xb_easy_getinfo_off(handle, CURLINFO_SIZE_UPLOAD_T, &sent) }
+        return Int64(sent)
+    }
+
+    private func effectiveURL() -> String {
+        guard let handle else { return request.url }
+        var pointer: UnsafeMutablePointer<CChar>? = nil
+        guard xb_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &pointer) == CURLE_OK, let pointer else { return request.url }
+        return String(cString: pointer)
+    }
+
+    private func redirectCount() -> Int {
+        guard let handle else { return 0 }
+        var count = 0
+        _ = xb_easy_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &count)
+        return count
+    }
+
+    private func timings() -> TransferOutcome.Timings {
+        var t = TransferOutcome.Timings()
+        guard let handle else { return t }
+        func micro(_ info: CURLINFO) -> Duration {
+            var v: curl_off_t = 0
+            _ = xb_easy_getinfo_off(handle, info, &v)
+            return .microseconds(Int64(v))
+        }
+        t.nameLookup = micro(CURLINFO_NAMELOOKUP_TIME_T)
+        t.connect = micro(CURLINFO_CONNECT_TIME_T)
+        t.tlsHandshake = micro(CURLINFO_APPCONNECT_TIME_T)
+        t.firstByte = micro(CURLINFO_STARTTRANSFER_TIME_T)
+        t.total = micro(CURLINFO_TOTAL_TIME_T)
+        return t
+    }
+}
+
+/// Redaction of URLs in engine messages: no userinfo, no query (signatures live there).
+enum URLText {
+    static func redacted(_ url: String) -> String {
+        var text = Substring(url)
+        if let q = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<q] }
+        if let scheme = text.firstRange(of: "://") {
+            let rest = text[scheme.upperBound...]
+            let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
+                text = text[..<scheme.upperBound] + rest[rest.index(after: at)...]
+            }
+        }
+        return String(text)
+    }
+}

@@ -1,0 +1,206 @@
+internal import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension EasyTransfer {
+    /// Protocols a transfer may use, and those a redirect may lead to.
+    static let allowedProtocols = "http,https,ftp,ftps,sftp,file"
+
+    func configure(_ easy: UnsafeMutableRawPointer) throws(TransferError) {
+        let r = request
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        try set(easy, CURLOPT_PRIVATE, pointer: me)
+        try set(easy, CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        try set(easy, CURLOPT_URL, r.url)
+        try set(easy, CURLOPT_PROTOCOLS_STR, Self.allowedProtocols)
+        try set(easy, CURLOPT_NOSIGNAL, 1)
+        try set(easy, CURLOPT_USERAGENT, r.options.userAgent)
+
+        // Redirects: followed up to a limit; https may not lead to http unless allowed.
+        // Credentials set through USERNAME/XOAUTH2 are not sent to another host
+        // (CURLOPT_UNRESTRICTED_AUTH stays 0), and libcurl drops a custom Authorization
+        // header on a host change.
+        try set(easy, CURLOPT_FOLLOWLOCATION, 1)
+        try set(easy, CURLOPT_MAXREDIRS, r.options.maxRedirects)
+        let redirectProtocols = (scheme == "https" && !r.options.allowInsecureRedirects) ? "https" : "http,https"
+        try set(easy, CURLOPT_REDIR_PROTOCOLS_STR, redirectProtocols)
+
+        // Timeouts. Stalls are watched in the progress callback (see `checkStall`).
+        if let t = r.options.connectTimeout { try set(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(t)) }
+        if let t = r.options.totalTimeout { try set(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(t)) }
+        if let rate = r.options.maxBytesPerSecond {
+            try set(easy, CURLOPT_MAX_RECV_SPEED_LARGE, offset: rate)
+            try set(easy, CURLOPT_MAX_SEND_SPEED_LARGE, offset: rate)
+        }
+
+        // TLS and proxy.
+        if let ca = r.options.caFile { try set(easy, CURLOPT_CAINFO, ca) }
+        if r.options.insecure {
+            try set(easy, CURLOPT_SSL_VERIFYPEER, 0)
+            try set(easy, CURLOPT_SSL_VERIFYHOST, 0)
+        }
+        if let proxy = r.options.proxy { try set(easy, CURLOPT_PROXY, proxy) }
+
+        // SSH: host keys are always checked against a known_hosts file.
+        if scheme == "sftp" {
+            let home = getenv("HOME").map { String(cString: $0) } ?? "/root"
+            try set(easy, CURLOPT_SSH_KNOWNHOSTS, r.options.sshKnownHosts ?? home + "/.ssh/known_hosts")
+            if let key = r.options.sshPrivateKey {
+                try set(easy, CURLOPT_SSH_PRIVATE_KEYFILE, key)
+                try set(easy, CURLOPT_SSH_AUTH_TYPES, Int(XB_CURLSSH_AUTH_PUBLICKEY | XB_CURLSSH_AUTH_PASSWORD))
+            }
+        }
+
+        try configureAuth(easy)
+        try configureHeaders(easy)
+        try configureBody(easy)
+        try configureDownload(easy)
+
+        try set(easy, CURLOPT_NOPROGRESS, 0)
+        try check(xb_easy_setopt_xferinfo_function(easy, EasyTransfer.progressCallback), "CURLOPT_XFERINFOFUNCTION")
+        try set(easy, CURLOPT_XFERINFODATA, pointer: me)
+        try check(xb_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, EasyTransfer.writeCallback), "CURLOPT_WRITEFUNCTION")
+        try set(easy, CURLOPT_WRITEDATA, pointer: me)
+        try check(xb_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, EasyTransfer.headerCallback), "CURLOPT_HEADERFUNCTION")
+        try set(easy, CURLOPT_HEADERDATA, pointer: me)
+    }
+
+    private func configureAuth(_ easy: UnsafeMutableRawPointer) throws(TransferError) {
+        switch request.auth {
+        case .none:
+            break
+        case .basic(let user, let password):
+            try set(easy, CURLOPT_USERNAME, user)
+            try set(easy, CURLOPT_PASSWORD, password)
+            if isHTTP { try set(easy, CURLOPT_HTTPAUTH, Int(XB_CURLAUTH_BASIC)) }
+        case .bearer(let token):
+            try set(easy, CURLOPT_XOAUTH2_BEARER, token)
+            try set(easy, CURLOPT_HTTPAUTH, Int(XB_CURLAUTH_BEARER))
+        case .netrc(let file):
+            try set(easy, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+            if let file { try set(easy, CURLOPT_NETRC_FILE, file) }
+        }
+    }
+
+    private func configureHeaders(_ easy: UnsafeMutableRawPointer) throws(TransferError) {
+        var lines = request.headers.map { "\($0.name): \($0.value)" }
+        if let ifRange = request.ifRange, request.resumeFrom ?? 0 > 0 { lines.append("If-Range: \(ifRange)") }
+        if let etag = request.ifNoneMatch { lines.append("If-None-Match: \(etag)") }
+        if let date = request.ifModifiedSince { lines.append("If-Modified-Since: \(date)") }
+        if case .file(_, let type) = request.body {
+            lines.append("Content-Type: \(type ?? ContentType.guess(forPath: pathOfBody ?? ""))")
+            // Skip the 100-continue round trip: servers that want it answer anyway.
+            lines.append("Expect:")
+        }
+        guard isHTTP, !lines.isEmpty else { return }
+        for line in lines {
+            guard let list = curl_slist_append(headerList, line) else {
+                throw TransferError(kind: .local, code: "curl_slist_append", message: "out of memory building headers")
+            }
+            headerList = list
+        }
+        try check(xb_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
+    }
+
+    private var pathOfBody: String? {
+        if case .file(let path, _) = request.body { return path }
+        return nil
+    }
+
+    private func configureBody(_ easy: UnsafeMutableRawPointer) throws(TransferError) {
+        switch request.body {
+        case .none:
+            if request.method == .head { try set(easy, CURLOPT_NOBODY, 1) }
+            if request.method == .post { try set(easy, CURLOPT_POSTFIELDSIZE, 0); try set(easy, CURLOPT_POST, 1) }
+        case .file(let path, _):
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw Self.localError(errno, "cannot open the upload source \(path)") }
+            uploadDescriptor = fd
+            var info = stat()
+            guard fstat(fd, &info) == 0 else { throw Self.localError(errno, "cannot read the size of \(path)") }
+            try check(xb_easy_setopt_read_function(easy, EasyTransfer.readCallback), "CURLOPT_READFUNCTION")
+            try set(easy, CURLOPT_READDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
+            if request.method == .post && isHTTP {
+                try set(easy, CURLOPT_POST, 1)
+                try set(easy, CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(info.st_size))
+            } else {
+                try set(easy, CURLOPT_UPLOAD, 1)
+                try set(easy, CURLOPT_INFILESIZE_LARGE, offset: Int64(info.st_size))
+            }
+            if request.options.createMissingDirectories { try set(easy, CURLOPT_FTP_CREATE_MISSING_DIRS, 1) }
+        case .multipart(let fields, let files):
+            guard let form = curl_mime_init(easy) else {
+                throw TransferError(kind: .local, code: "curl_mime_init", message: "libcurl could not create a form")
+            }
+            mime = form
+            for field in fields {
+                guard let part = curl_mime_addpart(form) else { throw Self.mimeError("adding field \(field.name)") }
+                try check(curl_mime_name(part, field.name), "form field name")
+                try check(curl_mime_data(part, field.value, field.value.utf8.count), "form field \(field.name)")
+            }
+            for file in files {
+                guard access(file.path, R_OK) == 0 else { throw Self.localError(errno, "cannot read \(file.path)") }
+                guard let part = curl_mime_addpart(form) else { throw Self.mimeError("adding file \(file.path)") }
+                try check(curl_mime_name(part, file.field), "form file field")
+                // The file is read as the part is sent, never loaded whole.
+                try check(curl_mime_filedata(part, file.path), "form file \(file.path)")
+                if let name = file.filename { try check(curl_mime_filename(part, name), "form file name") }
+                try check(curl_mime_type(part, file.contentType ?? ContentType.guess(forPath: file.path)), "form file type")
+            }
+            try check(xb_easy_setopt_mime(easy, form), "CURLOPT_MIMEPOST")
+            if request.method == .put { try set(easy, CURLOPT_CUSTOMREQUEST, "PUT") }
+        }
+    }
+
+    private func configureDownload(_ easy: UnsafeMutableRawPointer) throws(TransferError) {
+        if case .file(_, let offset) = request.destination { writeOffset = offset }
+        guard let from = request.resumeFrom, from > 0 else { return }
+        if isHTTP {
+            // A plain Range (not RESUME_FROM): libcurl would fail a 200 answer, but a 200
+            // is a valid "the entity changed, here it is whole", which we handle.
+            try set(easy, CURLOPT_RANGE, "\(from)-")
+        } else {
+            try set(easy, CURLOPT_RESUME_FROM_LARGE, offset: from)
+        }
+    }
+
+    // MARK: setopt with every result checked
+
+    func check(_ code: CURLcode, _ what: String) throws(TransferError) {
+        guard code != CURLE_OK else { return }
+        throw TransferError(kind: TransferError.kind(of: code, ftpReply: 0), code: TransferError.name(of: code),
+                            message: "\(what): \(String(cString: curl_easy_strerror(code)))")
+    }
+
+    func set(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: Int) throws(TransferError) {
+        try check(xb_easy_setopt_long(easy, option, value), "option \(option.rawValue)")
+    }
+
+    func set(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, offset value: Int64) throws(TransferError) {
+        try check(xb_easy_setopt_off(easy, option, curl_off_t(value)), "option \(option.rawValue)")
+    }
+
+    /// libcurl copies string options, so a temporary C string is enough.
+    func set(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) throws(TransferError) {
+        let code = value.withCString { xb_easy_setopt_string(easy, option, $0) }
+        try check(code, "option \(option.rawValue)")
+    }
+
+    func set(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, pointer: UnsafeMutableRawPointer) throws(TransferError) {
+        try check(xb_easy_setopt_pointer(easy, option, pointer), "option \(option.rawValue)")
+    }
+
+    static func milliseconds(_ d: Duration) -> Int {
+        let (s, atto) = d.components
+        return Int(s) * 1000 + Int(atto / 1_000_000_000_000_000)
+    }
+
+    static func localError(_ err: Int32, _ what: String) -> TransferError {
+        TransferError(kind: .local, code: ErrnoName.name(err), message: "\(what): \(String(cString: strerror(err)))")
+    }
+
+    static func mimeError(_ what: String) -> TransferError {
+        TransferError(kind: .local, code: "curl_mime", message: "libcurl could not build the form (\(what))")
+    }
+}

@@ -1,0 +1,100 @@
+internal import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One transfer inside the engine: its easy handle, what its callbacks need, and the
+/// continuation of the task awaiting it.
+///
+/// Thread confinement: created by `TransferEngine.perform` and handed through the
+/// engine's inbox; from then on only the engine's loop thread touches it (callbacks run
+/// inside `curl_multi_perform` on that thread), which is why it can be
+/// `@unchecked Sendable` without locks. The continuation is resumed exactly once, by
+/// `complete(_:)`, which then forgets it.
+final class EasyTransfer: @unchecked Sendable {
+    let id: UInt64
+    let request: TransferRequest
+    let progress: TransferProgress
+    let scheme: String
+    private(set) var handle: UnsafeMutableRawPointer?
+    private var continuation: CheckedContinuation<Result<TransferOutcome, TransferError>, Never>?
+
+    /// libcurl's error message for this handle (CURLOPT_ERRORBUFFER).
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var mime: OpaquePointer?
+    var uploadDescriptor: Int32 = -1
+
+    // Response state, filled by the callbacks.
+    var responseHeaders: [String: String] = [:]
+    var bodyStarted = false
+    var writesToFile = false
+    var writeOffset: Int64 = 0
+    var bytesWritten: Int64 = 0
+    var captured: [UInt8] = []
+    var resumed = false
+    /// A failure our own callbacks detected (disk full, wrong range, stall); wins over libcurl's code.
+    var localFailure: TransferError?
+    /// Stall detection: bytes moved at the last progress call, and when they last changed
+    /// (monotonic nanoseconds).
+    var lastMovedBytes: Int64 = -1
+    var lastMovedAt: UInt64 = 0
+    lazy var stallLimit: UInt64? = request.options.stallTimeout.map {
+        UInt64($0.components.seconds) * 1_000_000_000 + UInt64($0.components.attoseconds / 1_000_000_000)
+    }
+
+    init(id: UInt64, request: TransferRequest, progress: TransferProgress,
+         continuation: CheckedContinuation<Result<TransferOutcome, TransferError>, Never>) {
+        self.id = id
+        self.request = request
+        self.progress = progress
+        self.continuation = continuation
+        self.scheme = request.url.prefix { $0 != ":" }.lowercased()
+        self.errorBuffer = .allocate(capacity: Int(XB_CURL_ERROR_SIZE) + 1)
+        self.errorBuffer.initialize(repeating: 0, count: Int(XB_CURL_ERROR_SIZE) + 1)
+    }
+
+    var isHTTP: Bool { scheme == "http" || scheme == "https" }
+
+    /// Creates and configures the easy handle. On failure nothing is left allocated
+    /// beyond what `close()` frees.
+    func prepare() throws(TransferError) {
+        guard let easy = curl_easy_init() else {
+            throw TransferError(kind: .local, code: "curl_easy_init", message: "libcurl could not create a transfer handle")
+        }
+        handle = easy
+        try configure(easy)
+    }
+
+    /// Resumes the awaiting task; later calls do nothing (exactly-once).
+    func complete(_ result: Result<TransferOutcome, TransferError>) {
+        guard let continuation else { return }
+        self.continuation = nil
+        continuation.resume(returning: result)
+    }
+
+    /// Frees the easy handle and everything attached to it. The handle must already be
+    /// out of the multi handle. Safe to call twice.
+    func close() {
+        if let handle { curl_easy_cleanup(handle) }
+        handle = nil
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        if let mime { curl_mime_free(mime) }
+        mime = nil
+        if uploadDescriptor >= 0 { Glibc.close(uploadDescriptor) }
+        uploadDescriptor = -1
+    }
+
+    deinit {
+        close()
+        errorBuffer.deallocate()
+    }
+
+    /// libcurl's error-buffer text, or its generic text for `code`.
+    func errorText(_ code: CURLcode) -> String {
+        let text = String(cString: errorBuffer)
+        if !text.isEmpty { return text }
+        return String(cString: curl_easy_strerror(code))
+    }
+}

@@ -1,0 +1,21 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Names of the errno values a transfer can meet, for stable error codes in reports.
+enum ErrnoName {
+    static func name(_ err: Int32) -> String {
+        switch err {
+        case ENOSPC: "ENOSPC"
+        case EACCES: "EACCES"
+        case ENOENT: "ENOENT"
+        case EROFS: "EROFS"
+        case EDQUOT: "EDQUOT"
+        case EIO: "EIO"
+        case EISDIR: "EISDIR"
+        case EBADF: "EBADF"
+        case EFBIG: "EFBIG"
+        default: "errno \(err)"
+        }
+    }
+}

@@ -1,0 +1,184 @@
+internal import CCurl
+import Foundation
+import Logging
+import Synchronization
+
+/// Runs transfers on libcurl's multi interface: one `CURLM`, one thread that owns it.
+///
+/// Callers `await perform(_:progress:)` from any task; the request goes into a locked
+/// inbox and `curl_multi_wakeup` interrupts the loop's `curl_multi_poll`. Only the loop
+/// thread touches libcurl handles, so callbacks need no locks. Connections (and TLS
+/// sessions) are reused across transfers to the same host by the multi handle's pool,
+/// and HTTP/2 streams are multiplexed where a server offers it.
+///
+/// Cancelling the awaiting task removes the transfer from the multi handle promptly (the
+/// loop wakes at once) and leaves bytes already written where they are.
+public final class TransferEngine: Transport, @unchecked Sendable {
+    // @unchecked: `multi` is used only on the loop thread, except `curl_multi_wakeup`,
+    // which libcurl documents as callable from any thread. Everything else is a Mutex or
+    // an Atomic.
+
+    enum Command {
+        case add(EasyTransfer)
+        case cancel(UInt64)
+        case shutdown
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let inbox = Mutex<[Command]>([])
+    private let nextID = Atomic<UInt64>(1)
+    private let stopped = Atomic<Bool>(false)
+    private let logger: Logger
+    private var thread: Thread?
+
+    /// Starts the engine's thread. Fails only if libcurl cannot initialise.
+    public init(logger: Logger = Logger(label: "xferbatch.engine"), maxConnectionsPerHost: Int = 0) throws(TransferError) {
+        let initCode = CurlLibrary.initialisation
+        guard initCode == CURLE_OK else {
+            throw TransferError(kind: .local, code: TransferError.name(of: initCode), message: "curl_global_init failed")
+        }
+        guard let multi = curl_multi_init() else {
+            throw TransferError(kind: .local, code: "curl_multi_init", message: "libcurl could not create a multi handle")
+        }
+        self.multi = multi
+        self.logger = logger
+        for (option, value) in [(CURLMOPT_PIPELINING, Int(XB_CURLPIPE_MULTIPLEX)), (CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)] {
+            let code = xb_multi_setopt_long(multi, option, value)
+            guard code == CURLM_OK else {
+                curl_multi_cleanup(multi)
+                throw TransferError(kind: .local, code: "CURLMcode \(code.rawValue)", message: String(cString: curl_multi_strerror(code)))
+            }
+        }
+        let thread = Thread { [self] in runLoop() }
+        thread.name = "xferbatch-curl"
+        thread.stackSize = 1 << 20
+        self.thread = thread
+        thread.start()
+    }
+
+    public func perform(_ request: TransferRequest, progress: TransferProgress) async throws(TransferError) -> TransferOutcome {
+        if request.url.lowercased().hasPrefix("data:") { return try DataURLTransfer.perform(request, progress: progress) }
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<TransferOutcome, TransferError>, Never>) in
+                let transfer = EasyTransfer(id: id, request: request, progress: progress, continuation: continuation)
+                if stopped.load(ordering: .acquiring) {
+                    transfer.complete(.failure(TransferError(kind: .cancelled, code: "engine-stopped", message: "the transfer engine has stopped")))
+                    return
+                }
+                send(.add(transfer))
+            }
+        } onCancel: {
+            send(.cancel(id))
+        }
+        return try result.get()
+    }
+
+    /// Cancels every transfer, stops the thread and frees the multi handle.
+    public func shutdown() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        send(.shutdown)
+    }
+
+    private func send(_ command: Command) {
+        inbox.withLock { $0.append(command) }
+        curl_multi_wakeup(multi)
+    }
+
+    // MARK: The loop thread
+
+    private func runLoop() {
+        var active: [UInt64: EasyTransfer] = [:]
+        var cancelledBeforeStart = Set<UInt64>()
+        var running = true
+        while running || !active.isEmpty {
+            for command in inbox.withLock({ commands in defer { commands.removeAll() }; return commands }) {
+                switch command {
+                case .add(let transfer):
+                    if cancelledBeforeStart.remove(transfer.id) != nil || !running {
+                        transfer.complete(.failure(.cancelled()))
+                        continue
+                    }
+                    start(transfer, into: &active)
+                case .cancel(let id):
+                    if let transfer = active.removeValue(forKey: id) {
+                        finish(transfer, with: .failure(.cancelled()))
+                    } else {
+                        cancelledBeforeStart.insert(id)  // its `add` is still on its way
+                    }
+                case .shutdown:
+                    running = false
+                    for transfer in active.values { finish(transfer, with: .failure(.cancelled())) }
+                    active.removeAll()
+                }
+            }
+            if !running { break }
+            var stillRunning: Int32 = 0
+            let performed = curl_multi_perform(multi, &stillRunning)
+            if performed != CURLM_OK { failAll(&active, performed) }
+            collectFinished(&active)
+            var ready: Int32 = 0
+            let polled = curl_multi_poll(multi, nil, 0, 1000, &ready)
+            if polled != CURLM_OK { failAll(&active, polled) }
+        }
+        curl_multi_cleanup(multi)
+    }
+
+    private func start(_ transfer: EasyTransfer, into active: inout [UInt64: EasyTransfer]) {
+        do {
+            try transfer.prepare()
+        } catch {
+            transfer.close()
+            transfer.complete(.failure(error))
+            return
+        }
+        guard let handle = transfer.handle else { return }
+        let code = curl_multi_add_handle(multi, handle)
+        guard code == CURLM_OK else {
+            transfer.close()
+            transfer.complete(.failure(Self.multiError(code)))
+            return
+        }
+        active[transfer.id] = transfer
+        logger.trace("transfer started", metadata: ["transfer.id": "\(transfer.id)"])
+    }
+
+    private func collectFinished(_ active: inout [UInt64: EasyTransfer]) {
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            var context: UnsafeMutableRawPointer? = nil
+            _ = xb_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &context)
+            guard let context else { continue }
+            let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
+            let code = xb_msg_result(message)
+            let result = transfer.result(for: code)
+            active.removeValue(forKey: transfer.id)
+            finish(transfer, with: result)
+        }
+    }
+
+    /// Removes the handle from the multi handle, frees it, then resumes the awaiting task.
+    private func finish(_ transfer: EasyTransfer, with result: Result<TransferOutcome, TransferError>) {
+        if let handle = transfer.handle { curl_multi_remove_handle(multi, handle) }
+        transfer.close()
+        switch result {
+        case .success(let outcome):
+            logger.trace("transfer done", metadata: ["transfer.id": "\(transfer.id)", "transfer.status": "\(outcome.status)"])
+        case .failure(let error):
+            logger.trace("transfer failed", metadata: ["transfer.id": "\(transfer.id)", "transfer.error": "\(error.code)"])
+        }
+        transfer.complete(result)
+    }
+
+    /// A failing multi handle fails every transfer on it rather than crashing.
+    private func failAll(_ active: inout [UInt64: EasyTransfer], _ code: CURLMcode) {
+        logger.info("libcurl multi handle failed", metadata: ["curl.code": "\(code.rawValue)"])
+        for transfer in active.values { finish(transfer, with: .failure(Self.multiError(code))) }
+        active.removeAll()
+    }
+
+    static func multiError(_ code: CURLMcode) -> TransferError {
+        TransferError(kind: .transient, code: "CURLMcode \(code.rawValue)", message: String(cString: curl_multi_strerror(code)))
+    }
+}

@@ -1,0 +1,47 @@
+/// Why a transfer failed, classified once, here, for the retry policy to read.
+///
+/// Nothing above the engine re-classifies: the executor retries `.transient` and stops
+/// on the rest. The original code (CURLcode or HTTP status) and libcurl's error-buffer
+/// text are kept for the report.
+public struct TransferError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// Worth another attempt: network trouble, timeouts, 5xx, 429...
+        case transient
+        /// Another attempt would fail the same way: 4xx, TLS, auth, bad URL...
+        case permanent
+        /// A problem on this machine: disk full, permission denied, unreadable source.
+        case local
+        /// The caller cancelled the transfer.
+        case cancelled
+    }
+
+    public var kind: Kind
+    /// A short stable name (`CURLE_COULDNT_CONNECT`, `HTTP 503`, `ENOSPC`).
+    public var code: String
+    /// What happened, for people (libcurl's error buffer when it said something).
+    public var message: String
+    /// HTTP status of the final response, if any.
+    public var httpStatus: Int?
+    /// The server's `Retry-After`, when it sent one.
+    public var retryAfter: Duration?
+    /// Start of the error response's body (bounded), for the report.
+    public var responseBody: [UInt8]
+
+    public init(kind: Kind, code: String, message: String, httpStatus: Int? = nil, retryAfter: Duration? = nil,
+                responseBody: [UInt8] = []) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.httpStatus = httpStatus
+        self.retryAfter = retryAfter
+        self.responseBody = responseBody
+    }
+
+    public var isTransient: Bool { kind == .transient }
+
+    public var description: String { "\(code): \(message)" }
+
+    static func cancelled() -> TransferError {
+        TransferError(kind: .cancelled, code: "cancelled", message: "the transfer was cancelled")
+    }
+}

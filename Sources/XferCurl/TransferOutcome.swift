@@ -1,0 +1,44 @@
+/// What a finished transfer did.
+public struct TransferOutcome: Sendable {
+    /// HTTP status, FTP/SFTP reply code, or 0 (file:, data:).
+    public var status: Int
+    /// Response headers of the final response (after redirects), names lower-cased.
+    public var headers: [String: String]
+    /// Body bytes written to the destination (downloads) or sent (uploads).
+    public var bytesTransferred: Int64
+    /// Where the data came from after redirects (credentials are never part of it).
+    public var effectiveURL: String
+    public var timings: Timings
+    /// For a resumed download: true when the server honoured the range (206, FTP REST),
+    /// false when it sent the whole entity and the engine restarted the file at 0.
+    public var resumed: Bool
+    /// The response body, when the destination was `.discard` (bounded).
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [String: String] = [:], bytesTransferred: Int64 = 0, effectiveURL: String = "",
+                timings: Timings = Timings(), resumed: Bool = false, body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.bytesTransferred = bytesTransferred
+        self.effectiveURL = effectiveURL
+        self.timings = timings
+        self.resumed = resumed
+        self.body = body
+    }
+
+    public var etag: String? { headers["etag"] }
+    public var lastModified: String? { headers["last-modified"] }
+    public var contentDisposition: String? { headers["content-disposition"] }
+    public var contentLength: Int64? { headers["content-length"].flatMap { Int64($0) } }
+
+    /// Phase times from the start of the transfer, as libcurl measures them.
+    public struct Timings: Sendable, Equatable {
+        public var nameLookup: Duration = .zero
+        public var connect: Duration = .zero
+        public var tlsHandshake: Duration = .zero
+        public var firstByte: Duration = .zero
+        public var total: Duration = .zero
+
+        public init() {}
+    }
+}

@@ -1,0 +1,133 @@
+/// One transfer for the `TransferEngine`: what to send where, and how.
+///
+/// Secrets here are real values (the executor reads them from the environment just
+/// before the transfer); they live only in memory and are never logged. No libcurl type
+/// appears in this API.
+public struct TransferRequest: Sendable {
+    public var url: String
+    public var method: Method
+    /// Extra request headers, sent in order. `Authorization` belongs in `auth`.
+    public var headers: [(name: String, value: String)]
+    public var auth: Auth
+    public var body: Body
+    public var destination: Destination
+    /// Resume a download at this byte offset (`Range: bytes=N-`, or REST/seek for FTP and SFTP).
+    public var resumeFrom: Int64?
+    /// Sent as `If-Range` with a resumed HTTP download: an ETag, else a Last-Modified date.
+    public var ifRange: String?
+    /// Conditional GET validators; a 304 answer is an outcome, not an error.
+    public var ifNoneMatch: String?
+    public var ifModifiedSince: String?
+    public var options: Options
+
+    public init(url: String, method: Method = .get, headers: [(name: String, value: String)] = [], auth: Auth = .none,
+                body: Body = .none, destination: Destination = .discard, resumeFrom: Int64? = nil, ifRange: String? = nil,
+                ifNoneMatch: String? = nil, ifModifiedSince: String? = nil, options: Options = Options()) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.auth = auth
+        self.body = body
+        self.destination = destination
+        self.resumeFrom = resumeFrom
+        self.ifRange = ifRange
+        self.ifNoneMatch = ifNoneMatch
+        self.ifModifiedSince = ifModifiedSince
+        self.options = options
+    }
+
+    public enum Method: String, Sendable {
+        case get = "GET", head = "HEAD", put = "PUT", post = "POST"
+    }
+
+    /// Credentials; Basic and Bearer are never sent to another host after a redirect.
+    public enum Auth: Sendable {
+        case none
+        case basic(user: String, password: String)
+        case bearer(token: String)
+        /// `~/.netrc` (or the file named) for the host.
+        case netrc(file: String?)
+    }
+
+    /// What is uploaded; files are read as they are sent, never loaded whole.
+    public enum Body: Sendable {
+        case none
+        /// A file's bytes as the body; Content-Type given or guessed from the extension.
+        case file(path: String, contentType: String?)
+        /// `multipart/form-data` with text fields and files, in order.
+        case multipart(fields: [(name: String, value: String)], files: [MultipartFile])
+    }
+
+    public struct MultipartFile: Sendable {
+        public var field: String
+        public var path: String
+        public var filename: String?
+        public var contentType: String?
+
+        public init(field: String, path: String, filename: String? = nil, contentType: String? = nil) {
+            self.field = field
+            self.path = path
+            self.filename = filename
+            self.contentType = contentType
+        }
+    }
+
+    /// Where a response body goes.
+    public enum Destination: Sendable {
+        /// Kept in memory up to `Options.maxCapturedBody` (for uploads' answers, probes).
+        case discard
+        /// Written with `pwrite` to a descriptor the caller opened, starting at `offset`
+        /// (`resumeFrom` when resuming). The engine never closes it.
+        case file(descriptor: Int32, offset: Int64)
+    }
+
+    /// Connection, TLS and pacing settings.
+    public struct Options: Sendable {
+        public static let defaultMaxRedirects = 10
+        public static let defaultMaxCapturedBody = 64 * 1024
+
+        /// Connection establishment (TCP + TLS); nil: libcurl's default.
+        public var connectTimeout: Duration?
+        /// Whole transfer; nil: no limit.
+        public var totalTimeout: Duration?
+        /// No byte moving for this long fails the attempt as stalled (resolution: 1 s).
+        public var stallTimeout: Duration?
+        public var maxRedirects: Int
+        /// Allows following an https URL to an http one (refused by default).
+        public var allowInsecureRedirects: Bool
+        public var caFile: String?
+        /// Turns TLS verification off (callers warn about it).
+        public var insecure: Bool
+        public var proxy: String?
+        /// Bytes per second in each direction; nil: unlimited.
+        public var maxBytesPerSecond: Int64?
+        public var sshKnownHosts: String?
+        public var sshPrivateKey: String?
+        /// FTP/SFTP uploads: create missing remote folders.
+        public var createMissingDirectories: Bool
+        public var userAgent: String
+        /// Largest response body kept in memory (error pages, upload answers).
+        public var maxCapturedBody: Int
+
+        public init(connectTimeout: Duration? = nil, totalTimeout: Duration? = nil, stallTimeout: Duration? = nil,
+                    maxRedirects: Int = Options.defaultMaxRedirects, allowInsecureRedirects: Bool = false,
+                    caFile: String? = nil, insecure: Bool = false, proxy: String? = nil, maxBytesPerSecond: Int64? = nil,
+                    sshKnownHosts: String? = nil, sshPrivateKey: String? = nil, createMissingDirectories: Bool = false,
+                    userAgent: String = "xferbatch", maxCapturedBody: Int = Options.defaultMaxCapturedBody) {
+            self.connectTimeout = connectTimeout
+            self.totalTimeout = totalTimeout
+            self.stallTimeout = stallTimeout
+            self.maxRedirects = maxRedirects
+            self.allowInsecureRedirects = allowInsecureRedirects
+            self.caFile = caFile
+            self.insecure = insecure
+            self.proxy = proxy
+            self.maxBytesPerSecond = maxBytesPerSecond
+            self.sshKnownHosts = sshKnownHosts
+            self.sshPrivateKey = sshPrivateKey
+            self.createMissingDirectories = createMissingDirectories
+            self.userAgent = userAgent
+            self.maxCapturedBody = maxCapturedBody
+        }
+    }
+}

@@ -1,0 +1,17 @@
+/// A scripted misbehaviour for one request to a path (see `FixtureServer.script`).
+public enum Fault: Sendable, Equatable {
+    /// Answer with this status (and `Retry-After`, if given) and a short body.
+    case status(Int, retryAfter: String? = nil)
+    /// Send the headers (full Content-Length) and this many body bytes, then close.
+    case closeAfter(bytes: Int)
+    /// Send this many body bytes, then send nothing for `seconds` (connection kept open).
+    case stall(afterBytes: Int, seconds: Double)
+    /// Send the body at this many bytes per second.
+    case drip(bytesPerSecond: Int)
+    /// Announce `extra` more bytes than the body has, send the body, then close.
+    case wrongContentLength(extra: Int)
+    /// Answer a Range request with 200 and the whole body.
+    case ignoreRange
+    /// Replace the file's content (new ETag and Last-Modified) before answering.
+    case changeContent([UInt8])
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import XferCurl
+import XferFixtures
+
+@Suite("Engine: concurrency and cancellation")
+struct ConcurrencyTests {
+    @Test func fiveHundredConcurrentTransfersShareOneEngineAndReuseConnections() async throws {
+        try await EngineTesting.with { t in
+            for i in 0..<500 { t.server.addFile("small-\(i)", EngineTesting.bytes(1024, seed: UInt8(i % 251))) }
+            let results = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+                for i in 0..<500 {
+                    group.addTask {
+                        let outcome = try await t.engine.perform(TransferRequest(url: t.url("/files/small-\(i)")), progress: TransferProgress())
+                        return (i, outcome.body)
+                    }
+                }
+                var all: [Int: [UInt8]] = [:]
+                for try await (i, body) in group { all[i] = body }
+                return all
+            }
+            #expect(results.count == 500)
+            #expect((0..<500).allSatisfy { results[$0] == EngineTesting.bytes(1024, seed: UInt8($0 % 251)) })
+            let connections = Set(t.server.requests.map(\.connectionID)).count
+            #expect(connections < 500, "connections must be reused, \(connections) were opened")
+        }
+    }
+
+    @Test func cancellingStopsTheTransferPromptlyAndKeepsTheBytesWritten() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("slow.bin", EngineTesting.bytes(1_000_000))
+            t.server.script("/files/slow.bin", [.drip(bytesPerSecond: 20_000)])
+            let (file, fd) = try t.openFile("slow.bin")
+            defer { close(fd) }
+            let progress = TransferProgress()
+            let task = Task {
+                try await t.engine.perform(TransferRequest(url: t.url("/files/slow.bin"), destination: .file(descriptor: fd, offset: 0)),
+                                           progress: progress)
+            }
+            // Wait (bounded) until bytes arrive, then cancel.
+            for _ in 0..<500 where progress.bytesDone == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(progress.bytesDone > 0)
+            let cancelledAt = ContinuousClock.now
+            task.cancel()
+            let result = await task.result
+            let elapsed = ContinuousClock.now - cancelledAt
+            #expect((result.failure as? TransferError)?.kind == .cancelled)
+            #expect(elapsed < .seconds(1), "cancellation took \(elapsed)")
+            let kept = t.read(file)
+            #expect(!kept.isEmpty)
+            #expect(kept == Array(EngineTesting.bytes(1_000_000)[..<kept.count]))
+        }
+    }
+
+    @Test func aTaskCancelledBeforeItsTransferStartsNeverRuns() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("never", [1])
+            let task = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await t.engine.perform(TransferRequest(url: t.url("/files/never")), progress: TransferProgress())
+            }
+            #expect((await task.result.failure as? TransferError)?.kind == .cancelled)
+            #expect(t.server.requests(to: "/files/never").isEmpty)
+        }
+    }
+
+    @Test func transfersAfterShutdownFailClearly() async throws {
+        let engine = try TransferEngine()
+        engine.shutdown()
+        await #expect { _ = try await engine.perform(TransferRequest(url: "http://127.0.0.1:9/x"), progress: TransferProgress()) } throws: {
+            ($0 as? TransferError)?.kind == .cancelled
+        }
+    }
+}

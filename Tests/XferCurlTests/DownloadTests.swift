@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+import XferCurl
+import XferFixtures
+
+@Suite("Engine: downloads")
+struct DownloadTests {
+    @Test func writesTheBodyToTheCallersDescriptor() async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(300_000)
+            t.server.addFile("a.bin", content)
+            let progress = TransferProgress()
+            let (file, fd) = try t.openFile("a.bin")
+            let outcome = try await t.engine.perform(TransferRequest(url: t.url("/files/a.bin"), destination: .file(descriptor: fd, offset: 0)),
+                                                     progress: progress)
+            close(fd)
+            #expect(t.read(file) == content)
+            #expect(outcome.status == 200)
+            #expect(outcome.bytesTransferred == 300_000)
+            #expect(outcome.etag?.isEmpty == false)
+            #expect(outcome.effectiveURL == t.url("/files/a.bin"))
+            #expect(progress.bytesDone == 300_000)
+            #expect(progress.bytesExpected == 300_000)
+            #expect(outcome.timings.total > .zero)
+        }
+    }
+
+    @Test func resumesWithRangeAndIfRangeWhenTheServerHonoursThem() async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(100_000)
+            t.server.addFile("r.bin", content)
+            let etag = try #require(try await t.download("/files/r.bin").result.success?.etag)
+            let (result, bytes) = try await t.download("/files/r.bin", request: { $0.resumeFrom = 40_000; $0.ifRange = etag },
+                                                       existing: Array(content[..<40_000]))
+            let outcome = try #require(result.success)
+            #expect(outcome.status == 206)
+            #expect(outcome.resumed)
+            #expect(outcome.bytesTransferred == 60_000)
+            #expect(bytes == content)
+            let request = try #require(t.server.requests(to: "/files/r.bin").last)
+            #expect(request.header("Range") == "bytes=40000-")
+            #expect(request.header("If-Range") == etag)
+        }
+    }
+
+    @Test func restartsFromZeroWhenTheServerIgnoresTheRange() async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(50_000)
+            t.server.addFile("i.bin", content)
+            t.server.script("/files/i.bin", [.ignoreRange])
+            let (result, bytes) = try await t.download("/files/i.bin", request: { $0.resumeFrom = 10_000 },
+                                                       existing: [UInt8](repeating: 0xEE, count: 10_000))
+            let outcome = try #require(result.success)
+            #expect(outcome.status == 200)
+            #expect(!outcome.resumed)
+            #expect(bytes == content, "stale bytes must be truncated away")
+        }
+    }
+
+    @Test func aChangedEntityArrivesWholeInsteadOfBeingAppended() async throws {
+        try await EngineTesting.with { t in
+            let old = EngineTesting.bytes(20_000, seed: 1)
+            let new = EngineTesting.bytes(25_000, seed: 2)
+            t.server.addFile("c.bin", old)
+            let etag = try #require(try await t.download("/files/c.bin").result.success?.etag)
+            t.server.script("/files/c.bin", [.changeContent(new)])
+            let (result, bytes) = try await t.download("/files/c.bin", request: { $0.resumeFrom = 5_000; $0.ifRange = etag },
+                                                       existing: Array(old[..<5_000]))
+            #expect(result.success?.resumed == false)
+            #expect(bytes == new)
+        }
+    }
+
+    @Test func anUnsatisfiableRangeIsA416Error() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("s.bin", EngineTesting.bytes(1000))
+            let (result, bytes) = try await t.download("/files/s.bin", request: { $0.resumeFrom = 1000 },
+                                                       existing: EngineTesting.bytes(1000))
+            #expect(result.failure?.httpStatus == 416)
+            #expect(bytes == EngineTesting.bytes(1000), "the partial file is left as it was")
+        }
+    }
+
+    @Test func errorBodiesNeverReachTheDestination() async throws {
+        try await EngineTesting.with { t in
+            let (result, bytes) = try await t.download("/files/missing.bin")
+            let error = try #require(result.failure)
+            #expect(error.kind == .permanent)
+            #expect(error.code == "HTTP 404")
+            #expect(bytes.isEmpty)
+            #expect(String(decoding: error.responseBody, as: UTF8.self).contains("no such file"))
+        }
+    }
+
+    @Test func aConditionalRequestAnswered304IsAnOutcome() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("n.bin", EngineTesting.bytes(5000))
+            let first = try #require(try await t.download("/files/n.bin").result.success)
+            let (byTag, tagBytes) = try await t.download("/files/n.bin", request: { $0.ifNoneMatch = first.etag })
+            #expect(byTag.success?.status == 304)
+            #expect(tagBytes.isEmpty)
+            let (byDate, _) = try await t.download("/files/n.bin", request: { $0.ifModifiedSince = first.lastModified })
+            #expect(byDate.success?.status == 304)
+        }
+    }
+
+    @Test func headRequestsGetHeadersOnly() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("h.bin", EngineTesting.bytes(4096), contentDisposition: "attachment; filename=\"report.csv\"")
+            let (result, bytes) = try await t.download("/files/h.bin", request: { $0.method = .head })
+            let outcome = try #require(result.success)
+            #expect(outcome.contentLength == 4096)
+            #expect(outcome.contentDisposition == "attachment; filename=\"report.csv\"")
+            #expect(bytes.isEmpty)
+        }
+    }
+
+    @Test func decodesDataURLs() async throws {
+        try await EngineTesting.with { t in
+            let base64 = try await t.engine.perform(TransferRequest(url: "data:text/plain;base64,aGVsbG8sIHhmZXJiYXRjaAo="), progress: TransferProgress())
+            #expect(String(decoding: base64.body, as: UTF8.self) == "hello, xferbatch\n")
+            let percent = try await t.engine.perform(TransferRequest(url: "data:,a%20b%E2%9C%93"), progress: TransferProgress())
+            #expect(String(decoding: percent.body, as: UTF8.self) == "a b✓")
+            await #expect(throws: TransferError.self) {
+                _ = try await t.engine.perform(TransferRequest(url: "data:;base64,***"), progress: TransferProgress())
+            }
+        }
+    }
+
+    @Test func readsFileURLs() async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(10_000)
+            let source = t.write("source.bin", content)
+            let (file, fd) = try t.openFile("copy.bin")
+            _ = try await t.engine.perform(TransferRequest(url: "file://" + source, destination: .file(descriptor: fd, offset: 0)),
+                                           progress: TransferProgress())
+            close(fd)
+            #expect(t.read(file) == content)
+        }
+    }
+
+    @Test func aFullDiskIsALocalError() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("big.bin", EngineTesting.bytes(100_000))
+            let fd = open("/dev/full", O_WRONLY)
+            try #require(fd >= 0, "/dev/full is needed to simulate a full disk")
+            defer { close(fd) }
+            await #expect {
+                _ = try await t.engine.perform(TransferRequest(url: t.url("/files/big.bin"), destination: .file(descriptor: fd, offset: 0)),
+                                               progress: TransferProgress())
+            } throws: { error in
+                (error as? TransferError)?.kind == .local && (error as? TransferError)?.code == "ENOSPC"
+            }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+import XferCurl
+import XferFixtures
+
+@Suite("Engine: failure classes")
+struct FailureClassificationTests {
+    @Test(arguments: [(408, TransferError.Kind.transient), (425, .transient), (429, .transient), (500, .transient),
+                      (502, .transient), (503, .transient), (504, .transient), (400, .permanent), (401, .permanent),
+                      (403, .permanent), (404, .permanent), (410, .permanent), (501, .permanent), (507, .permanent)])
+    func httpStatusesMapToTheirClass(status: Int, kind: TransferError.Kind) async throws {
+        try await EngineTesting.with { t in
+            let (result, _) = try await t.download("/status/\(status)")
+            #expect(result.failure?.kind == kind)
+            #expect(result.failure?.httpStatus == status)
+        }
+    }
+
+    @Test func retryAfterInSecondsIsReported() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("x", [1])
+            t.server.script("/files/x", [.status(503, retryAfter: "7")])
+            let error = try #require(try await t.download("/files/x").result.failure)
+            #expect(error.kind == .transient)
+            #expect(error.retryAfter == .seconds(7))
+        }
+    }
+
+    @Test func retryAfterAsAnHTTPDateIsReportedAsADelay() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("x", [1])
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            let date = formatter.string(from: Date().addingTimeInterval(120))
+            t.server.script("/files/x", [.status(429, retryAfter: date)])
+            let delay = try #require(try await t.download("/files/x").result.failure?.retryAfter)
+            #expect(delay >= .seconds(115) && delay <= .seconds(121))
+        }
+    }
+
+    @Test func aScriptedSequenceFailsThenSucceeds() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("seq", EngineTesting.bytes(100))
+            t.server.script("/files/seq", [.status(503), .status(503)])
+            let first = try await t.download("/files/seq"), second = try await t.download("/files/seq")
+            let third = try await t.download("/files/seq")
+            #expect(first.result.failure?.kind == .transient)
+            #expect(second.result.failure?.kind == .transient)
+            #expect(third.bytes == EngineTesting.bytes(100))
+        }
+    }
+
+    @Test func aRefusedConnectionIsTransient() async throws {
+        try await EngineTesting.with { t in
+            // Bind and close a server to get a port nobody listens on.
+            let closed = try await FixtureServer.start()
+            let port = closed.port
+            await closed.stop()
+            await #expect {
+                _ = try await t.engine.perform(TransferRequest(url: "http://127.0.0.1:\(port)/x"), progress: TransferProgress())
+            } throws: { error in
+                (error as? TransferError)?.kind == .transient && (error as? TransferError)?.code == "CURLE_COULDNT_CONNECT"
+            }
+        }
+    }
+
+    @Test func aDroppedConnectionIsTransientAndKeepsTheBytesWritten() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("d.bin", EngineTesting.bytes(200_000))
+            t.server.script("/files/d.bin", [.closeAfter(bytes: 50_000)])
+            let (result, bytes) = try await t.download("/files/d.bin")
+            let error = try #require(result.failure)
+            #expect(error.kind == .transient)
+            #expect(error.code == "CURLE_PARTIAL_FILE")
+            #expect(bytes == Array(EngineTesting.bytes(200_000)[..<50_000]))
+        }
+    }
+
+    @Test func aBodyShorterThanAnnouncedIsTransient() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("w.bin", EngineTesting.bytes(10_000))
+            t.server.script("/files/w.bin", [.wrongContentLength(extra: 500)])
+            let error = try #require(try await t.download("/files/w.bin").result.failure)
+            #expect(error.kind == .transient)
+            #expect(error.code == "CURLE_PARTIAL_FILE")
+        }
+    }
+
+    @Test func aStallIsATransientTimeout() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("st.bin", EngineTesting.bytes(100_000))
+            t.server.script("/files/st.bin", [.stall(afterBytes: 1000, seconds: 4)])
+            let (result, _) = try await t.download("/files/st.bin") { $0.options.stallTimeout = .seconds(1) }
+            let error = try #require(result.failure)
+            #expect(error.kind == .transient)
+            #expect(error.code == "stalled")
+        }
+    }
+
+    @Test func aRedirectLoopIsPermanent() async throws {
+        try await EngineTesting.with { t in
+            let error = try #require(try await t.download("/loop").result.failure)
+            #expect(error.kind == .permanent)
+            #expect(error.code == "CURLE_TOO_MANY_REDIRECTS")
+        }
+    }
+
+    @Test func aMalformedURLIsPermanent() async throws {
+        try await EngineTesting.with { t in
+            await #expect {
+                _ = try await t.engine.perform(TransferRequest(url: "http://[::1"), progress: TransferProgress())
+            } throws: { ($0 as? TransferError)?.kind == .permanent }
+        }
+    }
+
+    @Test func aTLSFailureIsPermanent() async throws {
+        try await EngineTesting.with { t in
+            // Speaking TLS to a plain HTTP server fails the handshake.
+            await #expect {
+                _ = try await t.engine.perform(TransferRequest(url: "https://127.0.0.1:\(t.server.port)/files/x"), progress: TransferProgress())
+            } throws: { ($0 as? TransferError)?.kind == .permanent }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import XferCurl
+import XferFixtures
+
+@Suite("Engine: uploads and auth")
+struct UploadTests {
+    @Test(arguments: [TransferRequest.Method.put, .post])
+    func aRawBodyIsStreamedFromTheFile(method: TransferRequest.Method) async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(1_500_000)
+            let source = t.write("report.json", content)
+            let outcome = try await t.engine.perform(
+                TransferRequest(url: t.url("/uploads/report.json"), method: method, body: .file(path: source, contentType: nil)),
+                progress: TransferProgress())
+            #expect(outcome.status == 201)
+            #expect(outcome.bytesTransferred == 1_500_000)
+            let upload = try #require(t.server.uploads.first)
+            #expect(upload.method == method.rawValue)
+            #expect(upload.sha256 == EngineTesting.sha256(content))
+            #expect(upload.contentType == "application/json", "guessed from the extension")
+            #expect(String(decoding: outcome.body, as: UTF8.self).contains(upload.sha256), "the server's answer is captured")
+        }
+    }
+
+    @Test func multipartSendsFieldsAndSeveralFilesWithTheirNamesAndTypes() async throws {
+        try await EngineTesting.with { t in
+            let one = EngineTesting.bytes(3000, seed: 1), two = EngineTesting.bytes(70_000, seed: 2)
+            let p1 = t.write("1.txt", one), p2 = t.write("2.jpg", two)
+            let request = TransferRequest(url: t.url("/forms/upload"), method: .post, body: .multipart(
+                fields: [("username", "Mike"), ("album", "holidays")],
+                files: [.init(field: "userfile[]", path: p1, contentType: "text/plain"),
+                        .init(field: "userfile[]", path: p2, filename: "aaa.jpg", contentType: "image/jpeg")]))
+            _ = try await t.engine.perform(request, progress: TransferProgress())
+            let upload = try #require(t.server.uploads.first)
+            #expect(upload.fields == ["username": "Mike", "album": "holidays"])
+            #expect(upload.files == [
+                ReceivedFilePart(field: "userfile[]", filename: "1.txt", contentType: "text/plain", bytes: 3000, sha256: EngineTesting.sha256(one)),
+                ReceivedFilePart(field: "userfile[]", filename: "aaa.jpg", contentType: "image/jpeg", bytes: 70_000, sha256: EngineTesting.sha256(two)),
+            ])
+        }
+    }
+
+    @Test func aMissingUploadSourceIsALocalError() async throws {
+        try await EngineTesting.with { t in
+            await #expect {
+                _ = try await t.engine.perform(TransferRequest(url: t.url("/uploads/x"), method: .put, body: .file(path: "/nonexistent/x", contentType: nil)),
+                                               progress: TransferProgress())
+            } throws: { ($0 as? TransferError)?.kind == .local && ($0 as? TransferError)?.code == "ENOENT" }
+        }
+    }
+
+    @Test func basicAuthIsSentAndRequired() async throws {
+        try await EngineTesting.with { t in
+            t.server.requireAuth("/uploads/", .basic(user: "mirror", password: "s3cret"))
+            let source = t.write("f.bin", [1, 2, 3])
+            let without = TransferRequest(url: t.url("/uploads/f.bin"), method: .put, body: .file(path: source, contentType: nil))
+            await #expect { _ = try await t.engine.perform(without, progress: TransferProgress()) } throws: {
+                ($0 as? TransferError)?.httpStatus == 401 && ($0 as? TransferError)?.kind == .permanent
+            }
+            var with = without
+            with.auth = .basic(user: "mirror", password: "s3cret")
+            let outcome = try await t.engine.perform(with, progress: TransferProgress())
+            #expect(outcome.status == 201)
+        }
+    }
+
+    @Test func bearerAuthIsSent() async throws {
+        try await EngineTesting.with { t in
+            t.server.requireAuth("/files/", .bearer(token: "tok-123"))
+            t.server.addFile("p.bin", [9, 9])
+            let (result, bytes) = try await t.download("/files/p.bin") { $0.auth = .bearer(token: "tok-123") }
+            #expect(result.success?.status == 200)
+            #expect(bytes == [9, 9])
+        }
+    }
+
+    @Test func credentialsAreNotSentToAnotherHostAfterARedirect() async throws {
+        try await EngineTesting.with { t in
+            // The CI-artifact shape: a token-protected API redirects to a pre-signed URL on
+            // another host that rejects any request carrying an Authorization header.
+            let blob = try await FixtureServer.start(host: "127.0.0.2")
+            blob.addFile("linux-x64.zip", EngineTesting.bytes(12_345))
+            blob.requireAuth("/blob/", .noAuthorizationHeader)
+            t.server.requireAuth("/api/", .bearer(token: "ci-token"))
+            t.server.redirect("/api/artifacts/linux-x64.zip", to: "\(blob.baseURL)/blob/linux-x64.zip?sig=abc")
+            let (result, bytes) = try await t.download("/api/artifacts/linux-x64.zip") {
+                $0.auth = .bearer(token: "ci-token")
+                $0.headers = [("X-Trace", "1")]
+            }
+            await blob.stop()
+            #expect(result.success?.status == 200)
+            #expect(bytes == EngineTesting.bytes(12_345))
+            #expect(t.server.requests.last?.header("Authorization") == "Bearer ci-token")
+            #expect(blob.requests.allSatisfy { $0.header("Authorization") == nil })
+            #expect(result.success?.effectiveURL.hasPrefix(blob.baseURL) == true)
+        }
+    }
+
+    @Test func basicCredentialsAreNotSentToAnotherHostEither() async throws {
+        try await EngineTesting.with { t in
+            let other = try await FixtureServer.start(host: "127.0.0.2")
+            other.addFile("f", [1])
+            t.server.redirect("/files/away", to: "\(other.baseURL)/files/f")
+            let (result, _) = try await t.download("/files/away") { $0.auth = .basic(user: "u", password: "p") }
+            await other.stop()
+            #expect(result.success != nil)
+            #expect(other.requests.allSatisfy { $0.header("Authorization") == nil })
+        }
+    }
+}
