@@ -1,0 +1,210 @@
+import Foundation
+import Testing
+
+/// A real server (nginx, vsftpd, sshd) started from Debian's package with a config of
+/// our own, on a free loopback port, in a scratch folder; stopped by `stop()`.
+///
+/// When the program is missing, the tests skip with a message naming the package on a
+/// developer machine, and fail in CI (`CI` set), where `scripts/setup.sh` installs it.
+final class RealServer: @unchecked Sendable {
+    let name: String
+    let port: Int
+    let folder: URL
+    private let process: Process
+
+    private init(name: String, port: Int, folder: URL, process: Process) {
+        self.name = name
+        self.port = port
+        self.folder = folder
+        self.process = process
+    }
+
+    /// The program's path, or nil (with the package to install) when absent.
+    static func program(_ path: String, package: String) throws -> String? {
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+        if ProcessInfo.processInfo.environment["CI"] != nil {
+            Issue.record("\(path) is missing; scripts/setup.sh --for-tests installs \(package)")
+        }
+        return nil
+    }
+
+    /// A port nobody listens on right now (bound, read, released).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                guard bind(fd, raw, length) == 0, getsockname(fd, raw, &length) == 0 else {
+                    throw POSIXError(.EADDRINUSE)
+                }
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Starts `arguments` (config written by `configure` into the folder) and waits,
+    /// bounded, until the port accepts connections.
+    static func start(name: String, program: String, arguments: (URL, Int) -> [String],
+                      configure: (URL, Int) throws -> Void) throws -> RealServer {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let port = try freePort()
+        try configure(folder, port)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments(folder, port)
+        process.currentDirectoryURL = folder
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        let log = folder.appendingPathComponent("server.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
+        try process.run()
+        let server = RealServer(name: name, port: port, folder: folder, process: process)
+        for _ in 0..<100 {
+            if server.accepts() { return server }
+            usleep(50_000)
+        }
+        server.stop()
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        throw POSIXError(.ECONNREFUSED, userInfo: [NSLocalizedDescriptionKey: "\(name) did not start: \(text)"])
+    }
+
+    private func accepts() -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    /// SIGKILL, then a bounded wait: a child of the test runner may inherit a signal mask
+    /// that blocks SIGTERM (nginx then never stops), and `waitUntilExit` spins.
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        for _ in 0..<200 where process.isRunning { usleep(10_000) }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    func path(_ relative: String) -> String { folder.appendingPathComponent(relative).path }
+
+    func write(_ relative: String, _ bytes: [UInt8]) throws {
+        let url = folder.appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: url)
+    }
+}
+
+extension RealServer {
+    /// nginx serving `www/` with PUT (its DAV module) under `/dav/`.
+    static func nginx() throws -> RealServer? {
+        guard let program = try program("/usr/sbin/nginx", package: "nginx-core") else { return nil }
+        return try start(name: "nginx", program: program, arguments: { folder, _ in ["-c", folder.path + "/nginx.conf", "-p", folder.path] }) { folder, port in
+            let d = folder.path
+            try FileManager.default.createDirectory(atPath: d + "/www/dav", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: d + "/tmp", withIntermediateDirectories: true)
+            try """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            pid \(d)/nginx.pid;
+            error_log \(d)/error.log;
+            events { worker_connections 4096; }
+            http {
+              access_log off;
+              keepalive_requests 100000;
+              client_body_temp_path \(d)/tmp/body; proxy_temp_path \(d)/tmp/proxy; fastcgi_temp_path \(d)/tmp/fcgi;
+              uwsgi_temp_path \(d)/tmp/uwsgi; scgi_temp_path \(d)/tmp/scgi;
+              server {
+                listen 127.0.0.1:\(port);
+                root \(d)/www;
+                location /dav/ { dav_methods PUT; create_full_put_path on; client_max_body_size 0; }
+              }
+            }
+            """.write(toFile: d + "/nginx.conf", atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// vsftpd with anonymous access to `ftp/`, uploads allowed under `ftp/pub/`.
+    static func vsftpd() throws -> RealServer? {
+        guard let program = try program("/usr/sbin/vsftpd", package: "vsftpd") else { return nil }
+        return try start(name: "vsftpd", program: program, arguments: { folder, _ in [folder.path + "/vsftpd.conf"] }) { folder, port in
+            let d = folder.path
+            try FileManager.default.createDirectory(atPath: d + "/ftp/pub", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: d + "/empty", withIntermediateDirectories: true)
+            chmod(d + "/ftp", 0o555)
+            chmod(d + "/ftp/pub", 0o777)
+            let passive = 40000 + (port % 1000) * 10
+            try """
+            listen=YES
+            listen_ipv6=NO
+            listen_address=127.0.0.1
+            listen_port=\(port)
+            background=NO
+            run_as_launching_user=YES
+            anonymous_enable=YES
+            no_anon_password=YES
+            anon_root=\(d)/ftp
+            write_enable=YES
+            anon_upload_enable=YES
+            anon_mkdir_write_enable=YES
+            anon_other_write_enable=YES
+            local_enable=NO
+            pasv_enable=YES
+            pasv_address=127.0.0.1
+            pasv_min_port=\(passive)
+            pasv_max_port=\(passive + 9)
+            secure_chroot_dir=\(d)/empty
+            seccomp_sandbox=NO
+            userlist_enable=NO
+            connect_from_port_20=NO
+            xferlog_enable=NO
+
+            """.write(toFile: d + "/vsftpd.conf", atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// OpenSSH's sshd with its own host key, accepting one client key for the current user.
+    static func sshd() throws -> RealServer? {
+        guard let program = try program("/usr/sbin/sshd", package: "openssh-server"),
+              let keygen = try self.program("/usr/bin/ssh-keygen", package: "openssh-client") else { return nil }
+        try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
+        return try start(name: "sshd", program: program, arguments: { folder, _ in ["-D", "-e", "-f", folder.path + "/sshd_config"] }) { folder, port in
+            let d = folder.path
+            for key in ["host_key", "client_key"] {
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: keygen)
+                p.arguments = ["-q", "-t", "ed25519", "-N", "", "-f", d + "/" + key]
+                try p.run()
+                for _ in 0..<500 where p.isRunning { usleep(10_000) }
+            }
+            try FileManager.default.copyItem(atPath: d + "/client_key.pub", toPath: d + "/authorized_keys")
+            let hostKey = try String(contentsOfFile: d + "/host_key.pub", encoding: .utf8).split(separator: " ").prefix(2).joined(separator: " ")
+            try "[127.0.0.1]:\(port) \(hostKey)\n".write(toFile: d + "/known_hosts", atomically: true, encoding: .utf8)
+            try FileManager.default.createDirectory(atPath: d + "/sftp", withIntermediateDirectories: true)
+            try """
+            Port \(port)
+            ListenAddress 127.0.0.1
+            HostKey \(d)/host_key
+            PidFile \(d)/sshd.pid
+            AuthorizedKeysFile \(d)/authorized_keys
+            PasswordAuthentication no
+            KbdInteractiveAuthentication no
+            PubkeyAuthentication yes
+            StrictModes no
+            UsePAM no
+            PermitRootLogin yes
+            Subsystem sftp internal-sftp
+
+            """.write(toFile: d + "/sshd_config", atomically: true, encoding: .utf8)
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+import XferCurl
+
+/// The engine against servers we did not write. Serialized: each starts a daemon.
+@Suite("Engine: real servers", .serialized)
+struct RealServerTests {
+    func withEngine(_ body: (TransferEngine, URL) async throws -> Void) async throws {
+        let engine = try TransferEngine()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-real-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { engine.shutdown(); try? FileManager.default.removeItem(at: scratch) }
+        try await body(engine, scratch)
+    }
+
+    func download(_ engine: TransferEngine, _ url: String, to path: String, request: (inout TransferRequest) -> Void = { _ in },
+                  existing: [UInt8] = []) async throws -> TransferOutcome {
+        _ = FileManager.default.createFile(atPath: path, contents: Data(existing))
+        let fd = open(path, O_WRONLY)
+        defer { close(fd) }
+        var r = TransferRequest(url: url, destination: .file(descriptor: fd, offset: Int64(existing.count)))
+        request(&r)
+        return try await engine.perform(r, progress: TransferProgress())
+    }
+
+    func read(_ path: String) -> [UInt8] { FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? [] }
+
+    @Test func nginxServesRangesAndAcceptsPut() async throws {
+        guard let nginx = try RealServer.nginx() else { return }
+        defer { nginx.stop() }
+        let content = EngineTesting.bytes(2_000_000)
+        try nginx.write("www/big.bin", content)
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("big.bin").path
+            let whole = try await download(engine, "http://127.0.0.1:\(nginx.port)/big.bin", to: file)
+            #expect(whole.status == 200)
+            #expect(read(file) == content)
+            let resumed = try await download(engine, "http://127.0.0.1:\(nginx.port)/big.bin", to: file,
+                                             request: { $0.resumeFrom = 1_234_567; $0.ifRange = whole.etag },
+                                             existing: Array(content[..<1_234_567]))
+            #expect(resumed.status == 206)
+            #expect(resumed.resumed)
+            #expect(read(file) == content)
+
+            let source = scratch.appendingPathComponent("up.bin").path
+            _ = FileManager.default.createFile(atPath: source, contents: Data(content))
+            let put = try await engine.perform(TransferRequest(url: "http://127.0.0.1:\(nginx.port)/dav/in/up.bin", method: .put,
+                                                               body: .file(path: source, contentType: nil)), progress: TransferProgress())
+            #expect(put.status == 201)
+            #expect(read(nginx.path("www/dav/in/up.bin")) == content)
+        }
+    }
+
+    @Test func ftpDownloadsResumesAndUploadsIntoNewFolders() async throws {
+        guard let ftp = try RealServer.vsftpd() else { return }
+        defer { ftp.stop() }
+        let content = EngineTesting.bytes(500_000)
+        try ftp.write("ftp/pub/f.bin", content)
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("f.bin").path
+            _ = try await download(engine, "ftp://127.0.0.1:\(ftp.port)/pub/f.bin", to: file)
+            #expect(read(file) == content)
+            let resumed = try await download(engine, "ftp://127.0.0.1:\(ftp.port)/pub/f.bin", to: file,
+                                             request: { $0.resumeFrom = 100_000 }, existing: Array(content[..<100_000]))
+            #expect(resumed.resumed)
+            #expect(read(file) == content)
+
+            let source = scratch.appendingPathComponent("up.bin").path
+            _ = FileManager.default.createFile(atPath: source, contents: Data(content))
+            var upload = TransferRequest(url: "ftp://127.0.0.1:\(ftp.port)/pub/new/dir/up.bin", method: .put,
+                                         body: .file(path: source, contentType: nil))
+            upload.options.createMissingDirectories = true
+            _ = try await engine.perform(upload, progress: TransferProgress())
+            #expect(read(ftp.path("ftp/pub/new/dir/up.bin")) == content)
+
+            await #expect {
+                _ = try await download(engine, "ftp://127.0.0.1:\(ftp.port)/pub/missing.bin", to: file)
+            } throws: { ($0 as? TransferError)?.kind == .permanent }
+        }
+    }
+
+    @Test func sftpChecksTheHostKeyAndTransfersBothWays() async throws {
+        guard let sshd = try RealServer.sshd() else { return }
+        defer { sshd.stop() }
+        let content = EngineTesting.bytes(300_000)
+        try sshd.write("sftp/f.bin", content)
+        let user = ProcessInfo.processInfo.environment["USER"] ?? "root"
+        func configure(_ r: inout TransferRequest, knownHosts: String) {
+            r.auth = .basic(user: user, password: "")
+            r.options.sshPrivateKey = sshd.path("client_key")
+            r.options.sshKnownHosts = knownHosts
+        }
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("f.bin").path
+            _ = try await download(engine, "sftp://127.0.0.1:\(sshd.port)\(sshd.path("sftp/f.bin"))", to: file) {
+                configure(&$0, knownHosts: sshd.path("known_hosts"))
+            }
+            #expect(read(file) == content)
+
+            var upload = TransferRequest(url: "sftp://127.0.0.1:\(sshd.port)\(sshd.path("sftp/in/up.bin"))", method: .put,
+                                         body: .file(path: file, contentType: nil))
+            configure(&upload, knownHosts: sshd.path("known_hosts"))
+            upload.options.createMissingDirectories = true
+            _ = try await engine.perform(upload, progress: TransferProgress())
+            #expect(read(sshd.path("sftp/in/up.bin")) == content)
+
+        }
+        // A fresh engine: a pooled SSH connection was verified once and is not checked again.
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("f.bin").path
+            let empty = scratch.appendingPathComponent("empty_known_hosts").path
+            _ = FileManager.default.createFile(atPath: empty, contents: Data())
+            await #expect {
+                _ = try await download(engine, "sftp://127.0.0.1:\(sshd.port)\(sshd.path("sftp/f.bin"))", to: file) {
+                    configure(&$0, knownHosts: empty)
+                }
+            } throws: { ($0 as? TransferError)?.kind == .permanent }
+            await #expect {
+                _ = try await download(engine, "sftp://127.0.0.1:\(sshd.port)\(sshd.path("sftp/f.bin"))", to: file) {
+                    configure(&$0, knownHosts: "/nonexistent/known_hosts")
+                }
+            } throws: { ($0 as? TransferError)?.code == "known-hosts" }
+        }
+    }
+}
