@@ -63,6 +63,12 @@ let package = Package(
             name: "xferbatch-fixture",
             dependencies: ["XferFixtures"]
         ),
+        // Benchmarks (bench/): the engine fetching a URL list, compared with curl.
+        .executableTarget(
+            name: "xferbatch-engine-bench",
+            dependencies: ["XferCurl"],
+            path: "bench/EngineFetch"
+        ),
         .executableTarget(
             name: "xferbatch",
             dependencies: [

@@ -123,18 +123,28 @@ extension EasyTransfer {
         return true
     }
 
-    /// Keeps the final response's headers: a new status line (after a redirect or a
-    /// 100 Continue) starts a new set.
+    /// Headers a `TransferOutcome` reports (lower-case); others are not kept.
+    static let keptHeaders: Set<String> = [
+        "etag", "last-modified", "content-length", "content-range", "content-disposition", "retry-after", "location",
+        "content-type", "content-encoding",
+    ]
+
+    /// Keeps the selected headers of the final response: a new status line (after a
+    /// redirect or a 100 Continue) starts a new set. Parsed on bytes: this runs for every
+    /// header line of every transfer.
     func receiveHeader(_ line: UnsafeRawBufferPointer) {
-        let text = String(decoding: line, as: UTF8.self)
-        if text.hasPrefix("HTTP/") {
-            responseHeaders.removeAll(keepingCapacity: true)
+        let bytes = line.bindMemory(to: UInt8.self)
+        if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[4] == UInt8(ascii: "/") {
+            if !responseHeaders.isEmpty { responseHeaders.removeAll(keepingCapacity: true) }
             return
         }
-        guard let colon = text.firstIndex(of: ":"), responseHeaders.count < 200 else { return }
-        let name = text[..<colon].lowercased()
-        let value = text[text.index(after: colon)...].trimmingCharacters(in: " \t\r\n")
-        responseHeaders[name] = value
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, colon <= 24 else { return }
+        let name = String(decoding: bytes[..<colon].lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        guard Self.keptHeaders.contains(name) else { return }
+        var start = colon + 1, end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x20 { end -= 1 }
+        responseHeaders[name] = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
 
     func responseCode() -> Int {
@@ -146,7 +156,8 @@ extension EasyTransfer {
 }
 
 extension StringProtocol {
-    func trimmingCharacters(in set: String) -> String {
+    /// `self` without leading and trailing characters from `set`.
+    func trimming(_ set: String) -> String {
         var s = Substring(self)
         while let f = s.first, set.contains(f) { s = s.dropFirst() }
         while let l = s.last, set.contains(l) { s = s.dropLast() }
@@ -160,6 +171,6 @@ enum ContentRange {
         guard header.lowercased().hasPrefix("bytes ") else { return nil }
         let spec = header.dropFirst(6)
         guard let dash = spec.firstIndex(of: "-") else { return nil }
-        return Int64(spec[..<dash].trimmingCharacters(in: " "))
+        return Int64(spec[..<dash].trimming(" "))
     }
 }

@@ -174,10 +174,11 @@ extension EasyTransfer {
 
     // MARK: setopt with every result checked
 
-    func check(_ code: CURLcode, _ what: String) throws(TransferError) {
+    /// `what` is built only on failure: this runs some 25 times per transfer.
+    func check(_ code: CURLcode, _ what: @autoclosure () -> String) throws(TransferError) {
         guard code != CURLE_OK else { return }
         throw TransferError(kind: TransferError.kind(of: code, ftpReply: 0), code: TransferError.name(of: code),
-                            message: "\(what): \(String(cString: curl_easy_strerror(code)))")
+                            message: "\(what()): \(String(cString: curl_easy_strerror(code)))")
     }
 
     func set(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: Int) throws(TransferError) {

@@ -6,7 +6,7 @@ import Glibc
 enum RetryAfter {
     /// The delay from now; a date in the past gives zero. nil when unparseable.
     static func parse(_ value: String, now: Int64 = Int64(time(nil))) -> Duration? {
-        let text = value.trimmingCharacters(in: " \t")
+        let text = value.trimming(" \t")
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let seconds = Int64(text.prefix(12)) {
             return .seconds(seconds)
         }

@@ -28,6 +28,9 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     private let inbox = Mutex<[Command]>([])
     private let nextID = Atomic<UInt64>(1)
     private let stopped = Atomic<Bool>(false)
+    /// True while the loop sleeps (or is about to) in `curl_multi_poll`: only then does a
+    /// new command need `curl_multi_wakeup` (a write to libcurl's wakeup socket).
+    private let polling = Atomic<Bool>(false)
     private let logger: Logger
     private var thread: Thread?
 
@@ -57,7 +60,9 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     }
 
     public func perform(_ request: TransferRequest, progress: TransferProgress) async throws(TransferError) -> TransferOutcome {
-        if request.url.lowercased().hasPrefix("data:") { return try DataURLTransfer.perform(request, progress: progress) }
+        if request.url.utf8.prefix(5).map({ $0 | 0x20 }).elementsEqual("data:".utf8) {
+            return try DataURLTransfer.perform(request, progress: progress)
+        }
         let id = nextID.add(1, ordering: .relaxed).oldValue
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<TransferOutcome, TransferError>, Never>) in
@@ -82,7 +87,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
 
     private func send(_ command: Command) {
         inbox.withLock { $0.append(command) }
-        curl_multi_wakeup(multi)
+        if polling.load(ordering: .sequentiallyConsistent) { curl_multi_wakeup(multi) }
     }
 
     // MARK: The loop thread
@@ -117,9 +122,15 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             let performed = curl_multi_perform(multi, &stillRunning)
             if performed != CURLM_OK { failAll(&active, performed) }
             collectFinished(&active)
-            var ready: Int32 = 0
-            let polled = curl_multi_poll(multi, nil, 0, 1000, &ready)
-            if polled != CURLM_OK { failAll(&active, polled) }
+            // Announce the sleep before looking at the inbox a last time: a sender either
+            // sees `polling` and wakes us, or its command is seen here.
+            polling.store(true, ordering: .sequentiallyConsistent)
+            if inbox.withLock({ $0.isEmpty }) {
+                var ready: Int32 = 0
+                let polled = curl_multi_poll(multi, nil, 0, 1000, &ready)
+                if polled != CURLM_OK { failAll(&active, polled) }
+            }
+            polling.store(false, ordering: .sequentiallyConsistent)
         }
         curl_multi_cleanup(multi)
     }
