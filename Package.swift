@@ -47,6 +47,7 @@ let package = Package(
                 "XferCurl",
                 "XferArchive",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // Test support: the fixture HTTP server (SwiftNIO), also runnable for the quickstart.
@@ -77,6 +78,7 @@ let package = Package(
                 "XferArchive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(

@@ -1,0 +1,131 @@
+internal import CArchive
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes tar, tar.gz, tar.xz, tar.zst and zip archives with libarchive's write API.
+///
+/// Files are streamed in fixed 256 KiB blocks (memory stays flat whatever their size).
+/// Entries are written in the order given (callers sort them). With `reproducible`,
+/// mtime, owner, group and modes are fixed (and gzip's header timestamp is left out), so
+/// identical inputs give byte-identical archives.
+public enum ArchiveWriter {
+    public enum Format: String, Sendable, CaseIterable {
+        case tar, tarGz = "tar.gz", tarXz = "tar.xz", tarZst = "tar.zst", zip
+    }
+
+    public struct Entry: Sendable, Equatable {
+        /// Name inside the archive (relative, `/`-separated).
+        public var name: String
+        public var sourcePath: String
+
+        public init(name: String, sourcePath: String) {
+            self.name = name
+            self.sourcePath = sourcePath
+        }
+    }
+
+    public struct Result: Sendable, Equatable {
+        public var entries: Int
+        /// Sum of the inputs' sizes.
+        public var bytesIn: Int64
+        /// Size of the archive written.
+        public var bytesOut: Int64
+    }
+
+    static let blockSize = 256 * 1024
+
+    /// Writes `entries` to `path` (which should be a temporary name; the caller renames).
+    public static func write(_ entries: [Entry], to path: String, format: Format, level: Int?, reproducible: Bool) throws(ArchiveError) -> Result {
+        guard let a = archive_write_new() else { throw ArchiveError(code: -30, message: "libarchive could not start an archive") }
+        defer { archive_write_free(a) }
+        try configure(a, format: format, level: level, reproducible: reproducible)
+        try check(a, archive_write_open_filename(a, path), "cannot create \(path)")
+        var bytesIn: Int64 = 0
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16)
+        defer { buffer.deallocate() }
+        for entry in entries {
+            bytesIn += try add(entry, to: a, buffer: buffer, reproducible: reproducible)
+        }
+        try check(a, archive_write_close(a), "cannot finish \(path)")
+        var info = stat()
+        let size = stat(path, &info) == 0 ? Int64(info.st_size) : 0
+        return Result(entries: entries.count, bytesIn: bytesIn, bytesOut: size)
+    }
+
+    private static func configure(_ a: OpaquePointer, format: Format, level: Int?, reproducible: Bool) throws(ArchiveError) {
+        switch format {
+        case .zip:
+            try check(a, archive_write_set_format_zip(a), "zip format")
+            if let level { try check(a, archive_write_set_format_option(a, "zip", "compression-level", "\(level)"), "zip level") }
+            return
+        default:
+            try check(a, archive_write_set_format_pax_restricted(a), "tar format")
+        }
+        switch format {
+        case .tarGz:
+            try check(a, archive_write_add_filter_gzip(a), "gzip filter")
+            if reproducible { try check(a, archive_write_set_filter_option(a, "gzip", "timestamp", nil), "gzip timestamp") }
+        case .tarXz: try check(a, archive_write_add_filter_xz(a), "xz filter")
+        case .tarZst: try check(a, archive_write_add_filter_zstd(a), "zstd filter")
+        default: return
+        }
+        if let level { try check(a, archive_write_set_filter_option(a, nil, "compression-level", "\(level)"), "compression level") }
+    }
+
+    /// Adds one regular file; returns its size.
+    private static func add(_ entry: Entry, to a: OpaquePointer, buffer: UnsafeMutableRawPointer, reproducible: Bool) throws(ArchiveError) -> Int64 {
+        let fd = open(entry.sourcePath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ArchiveError(code: errno, message: "cannot read \(entry.sourcePath): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw ArchiveError(code: errno, message: "cannot stat \(entry.sourcePath)") }
+        guard let e = archive_entry_new() else { throw ArchiveError(code: -30, message: "libarchive could not create an entry") }
+        defer { archive_entry_free(e) }
+        archive_entry_set_pathname_utf8(e, entry.name)
+        archive_entry_set_size(e, la_int64_t(info.st_size))
+        archive_entry_set_filetype(e, 0o100000)  // AE_IFREG
+        if reproducible {
+            archive_entry_set_perm(e, 0o644)
+            archive_entry_set_mtime(e, 0, 0)
+            archive_entry_set_uid(e, 0)
+            archive_entry_set_gid(e, 0)
+            archive_entry_set_uname(e, "")
+            archive_entry_set_gname(e, "")
+        } else {
+            archive_entry_set_perm(e, UInt32(info.st_mode & 0o7777))
+            archive_entry_set_mtime(e, info.st_mtim.tv_sec, info.st_mtim.tv_nsec)
+            archive_entry_set_uid(e, la_int64_t(info.st_uid))
+            archive_entry_set_gid(e, la_int64_t(info.st_gid))
+        }
+        try check(a, archive_write_header(a, e), "cannot add \(entry.name)")
+        var total: Int64 = 0
+        while true {
+            let n = read(fd, buffer, blockSize)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ArchiveError(code: errno, message: "cannot read \(entry.sourcePath): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            let written = archive_write_data(a, buffer, n)
+            guard written == n else {
+                throw ArchiveError(code: Int32(truncatingIfNeeded: written), message: "cannot write \(entry.name): \(errorText(a))")
+            }
+            total += Int64(n)
+        }
+        guard total == Int64(info.st_size) else {
+            throw ArchiveError(code: -30, message: "\(entry.sourcePath) changed size while being archived")
+        }
+        return total
+    }
+
+    /// Turns an ARCHIVE_* result into a thrown error (warnings pass).
+    private static func check(_ a: OpaquePointer, _ result: Int32, _ what: String) throws(ArchiveError) {
+        guard result < ARCHIVE_WARN else { return }
+        throw ArchiveError(code: result, message: "\(what): \(errorText(a))")
+    }
+
+    private static func errorText(_ a: OpaquePointer) -> String {
+        archive_error_string(a).map { String(cString: $0) } ?? "unknown libarchive error"
+    }
+}

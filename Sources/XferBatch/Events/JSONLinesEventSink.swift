@@ -1,0 +1,67 @@
+/// Events as JSON Lines (`--events FILE`), one object per line, documented by
+/// `schemas/events.schema.json`. Times are seconds since the run started.
+public struct JSONLinesEventSink: EventSink {
+    private let clock: any ExecutionClock
+    private let write: @Sendable ([UInt8]) -> Void
+
+    public init(clock: any ExecutionClock, write: @escaping @Sendable ([UInt8]) -> Void) {
+        self.clock = clock
+        self.write = write
+    }
+
+    public func handle(_ event: RunEvent) {
+        var w = JSONWriter(capacity: 256)
+        w.object { w in
+            w.key("time")
+            w.double(Double(DurationText.milliseconds(clock.now())) / 1000)
+            switch event {
+            case .runStarted(let jobs, let name):
+                w.member("event", "run-started")
+                w.member("jobs", jobs)
+                w.member("name", name)
+            case .jobStarted(let id, let attempt, let source, let destination):
+                w.member("event", "job-started")
+                w.member("job", id)
+                w.member("attempt", attempt)
+                w.member("source", source)
+                w.member("destination", destination)
+            case .jobRetrying(let id, let attempt, let failure, let delay):
+                w.member("event", "job-retrying")
+                w.member("job", id)
+                w.member("attempt", attempt)
+                w.member("error", failure.description)
+                w.member("errorClass", failure.kind.rawValue)
+                w.key("delay")
+                w.double(Double(DurationText.milliseconds(delay)) / 1000)
+            case .jobSucceeded(let id, let bytes, let duration, let destination):
+                w.member("event", "job-succeeded")
+                w.member("job", id)
+                w.member("bytes", bytes)
+                w.key("duration")
+                w.double(Double(DurationText.milliseconds(duration)) / 1000)
+                w.member("destination", destination)
+            case .jobFailed(let id, let reason, let attempts):
+                w.member("event", "job-failed")
+                w.member("job", id)
+                w.member("reason", reason)
+                w.member("attempts", attempts)
+            case .jobSkipped(let id, let reason):
+                w.member("event", "job-skipped")
+                w.member("job", id)
+                w.member("reason", reason)
+            case .jobCancelled(let id):
+                w.member("event", "job-cancelled")
+                w.member("job", id)
+            case .runFinished(let s):
+                w.member("event", "run-finished")
+                w.member("succeeded", s.succeeded)
+                w.member("failed", s.failed)
+                w.member("skipped", s.skipped)
+                w.member("cancelled", s.cancelled)
+                w.member("bytes", s.bytes)
+                w.member("interrupted", s.interrupted)
+            }
+        }
+        write(w.bytes + [0x0A])
+    }
+}

@@ -1,0 +1,63 @@
+/// One plain line per job event, for CI logs and cron mail: no control characters, no
+/// colours, a timestamp relative to the start of the run.
+///
+///     [  0.41s] start    kernel (attempt 1): https://example.org/linux.tar.xz -> out/linux.tar.xz
+///     [  2.03s] retry    kernel in 1.2s: HTTP 503: the server answered 503
+///     [  9.87s] done     kernel 133.5 MiB in 9.4s (14.2 MiB/s)
+public struct PlainTextEventSink: EventSink {
+    private let clock: any ExecutionClock
+    private let write: @Sendable (String) -> Void
+
+    public init(clock: any ExecutionClock, write: @escaping @Sendable (String) -> Void) {
+        self.clock = clock
+        self.write = write
+    }
+
+    public func handle(_ event: RunEvent) {
+        let stamp = "[\(Self.seconds(clock.now()))]"
+        switch event {
+        case .runStarted(let jobs, let name):
+            write("\(stamp) run      \(name.map { "\"\($0)\"" } ?? "manifest"): \(jobs) job\(jobs == 1 ? "" : "s")\n")
+        case .jobStarted(let id, let attempt, let source, let destination):
+            write("\(stamp) start    \(id) (attempt \(attempt)): \(source) -> \(destination)\n")
+        case .jobRetrying(let id, _, let failure, let delay):
+            write("\(stamp) retry    \(id) in \(Self.seconds(delay).trimmingLeadingSpaces): \(Self.clean(failure.description))\n")
+        case .jobSucceeded(let id, let bytes, let duration, _):
+            write("\(stamp) done     \(id) \(ByteSize.format(bytes)) in \(Self.seconds(duration).trimmingLeadingSpaces) (\(Self.rate(bytes, duration)))\n")
+        case .jobFailed(let id, let reason, let attempts):
+            write("\(stamp) FAILED   \(id) after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(Self.clean(reason))\n")
+        case .jobSkipped(let id, let reason):
+            write("\(stamp) skipped  \(id): \(Self.clean(reason))\n")
+        case .jobCancelled(let id):
+            write("\(stamp) stopped  \(id): interrupted\n")
+        case .runFinished:
+            break  // the closing summary is printed by the command
+        }
+    }
+
+    /// `  1.23s`, right-aligned to 7 characters.
+    public static func seconds(_ d: Duration) -> String {
+        let ms = DurationText.milliseconds(d)
+        let text = "\(ms / 1000).\(String(format2: Int(ms % 1000) / 10))s"
+        return String(repeating: " ", count: max(0, 7 - text.count)) + text
+    }
+
+    static func rate(_ bytes: Int64, _ d: Duration) -> String {
+        let ms = max(1, DurationText.milliseconds(d))
+        return ByteSize.format(bytes * 1000 / ms) + "/s"
+    }
+
+    /// Control characters (from server messages) become spaces: logs stay one line each.
+    static func clean(_ text: String) -> String {
+        String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+    }
+}
+
+extension String {
+    /// Two digits, zero-padded.
+    init(format2 value: Int) {
+        self = value < 10 ? "0\(value)" : "\(value)"
+    }
+
+    var trimmingLeadingSpaces: String { String(drop { $0 == " " }) }
+}

@@ -1,0 +1,35 @@
+/// Everything a run reports while it goes, as one enum sent to one `EventSink`.
+///
+/// Sinks turn these into log lines, JSON Lines (`--events`) or a live display. Paths and
+/// URLs in events are already redacted; no event carries a secret.
+public enum RunEvent: Sendable {
+    case runStarted(jobs: Int, name: String?)
+    case jobStarted(id: String, attempt: Int, source: String, destination: String)
+    case jobRetrying(id: String, attempt: Int, failure: JobFailure, delay: Duration)
+    case jobSucceeded(id: String, bytes: Int64, duration: Duration, destination: String)
+    case jobFailed(id: String, reason: String, attempts: Int)
+    case jobSkipped(id: String, reason: String)
+    case jobCancelled(id: String)
+    case runFinished(RunSummary)
+}
+
+/// Counts and totals at the end of a run.
+public struct RunSummary: Sendable, Equatable {
+    public var succeeded = 0
+    public var failed = 0
+    public var skipped = 0
+    public var cancelled = 0
+    public var upToDate = 0
+    public var bytes: Int64 = 0
+    public var duration: Duration = .zero
+    public var interrupted = false
+
+    public init() {}
+
+    public var total: Int { succeeded + failed + skipped + cancelled + upToDate }
+}
+
+/// Receives a run's events, in order, from the executor. Must not block for long.
+public protocol EventSink: Sendable {
+    func handle(_ event: RunEvent)
+}

@@ -1,0 +1,157 @@
+import Logging
+import XferCurl
+
+/// Runs a `Plan`: the scheduling loop around `RunScheduler`, with attempts as child tasks.
+///
+/// Each attempt runs in its own child task and reports back to this loop, which is the
+/// only place state changes; retry delays are child tasks too (sleeping on the
+/// `ExecutionClock`, holding no slot). Cancelling the task that runs `run()` is the
+/// interrupt: nothing new starts, transfers are cancelled (partial files stay), and every
+/// job not finished ends `cancelled`.
+public final class Executor: Sendable {
+    public struct Options: Sendable {
+        /// Stop starting new jobs after the first failure.
+        public var failFast = false
+
+        public init(failFast: Bool = false) {
+            self.failFast = failFast
+        }
+    }
+
+    let plan: Plan
+    let transport: any Transport
+    let clock: any ExecutionClock
+    let events: any EventSink
+    let environment: [String: String]
+    let options: Options
+    let random: @Sendable () -> Double
+    let logger: Logger
+    /// The transfers under way, for displays that poll.
+    public let progress: ProgressBoard
+
+    public init(plan: Plan, transport: any Transport, clock: any ExecutionClock = ContinuousExecutionClock(),
+                events: any EventSink, environment: [String: String], options: Options = Options(),
+                logger: Logger = Logger(label: "xferbatch.executor"), board: ProgressBoard = ProgressBoard(),
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        self.progress = board
+        self.plan = plan
+        self.transport = transport
+        self.clock = clock
+        self.events = events
+        self.environment = environment
+        self.options = options
+        self.logger = logger
+        self.random = random
+    }
+
+    private enum Event: Sendable {
+        case attemptEnded(Int, Result<AttemptResult, JobFailure>)
+        case retryDue(Int)
+    }
+
+    public func run() async -> RunResult {
+        let startedAt = clock.now()
+        let runner = JobRunner(transport: transport, secrets: SecretResolver(environment: environment), claims: PathClaims(),
+                               outputs: RunOutputs(), outputDirectory: plan.outputDirectory)
+        var scheduler = RunScheduler(plan: plan, failFast: options.failFast)
+        events.handle(.runStarted(jobs: plan.jobs.count, name: plan.name))
+        var interrupted = false
+        await withTaskGroup(of: Event.self) { group in
+            carryOut(scheduler.begin(at: clock.now()), &scheduler, group: &group, runner: runner)
+            while let event = await group.next() {
+                if Task.isCancelled && !interrupted {
+                    interrupted = true
+                    carryOut(scheduler.interrupt(at: clock.now()), &scheduler, group: &group, runner: runner)
+                }
+                switch event {
+                case .attemptEnded(let j, let result):
+                    if case .success(let r) = result { runner.outputs.record(r.destination, for: plan.jobs[j].id) }
+                    carryOut(scheduler.attemptEnded(j, result, at: clock.now(), unit: random()), &scheduler, group: &group, runner: runner)
+                case .retryDue(let j):
+                    carryOut(scheduler.retryDue(j, at: clock.now()), &scheduler, group: &group, runner: runner)
+                }
+                carryOut(scheduler.startReady(at: clock.now()), &scheduler, group: &group, runner: runner)
+            }
+        }
+        carryOut(scheduler.finish(at: clock.now()), &scheduler, runner: runner)
+        let endedAt = clock.now()
+        var summary = RunSummary()
+        summary.interrupted = interrupted
+        summary.duration = endedAt - startedAt
+        var jobs: [RunResult.Job] = []
+        for (j, lifecycle) in scheduler.lifecycles.enumerated() {
+            switch lifecycle.state {
+            case .succeeded: summary.succeeded += 1
+            case .failed: summary.failed += 1
+            case .skipped: summary.skipped += 1
+            default: summary.cancelled += 1
+            }
+            summary.bytes += scheduler.results[j]?.bytes ?? 0
+            jobs.append(RunResult.Job(planned: plan.jobs[j], lifecycle: lifecycle, result: scheduler.results[j]))
+        }
+        events.handle(.runFinished(summary))
+        return RunResult(jobs: jobs, summary: summary, startedAt: startedAt, endedAt: endedAt)
+    }
+
+    /// Turns the scheduler's effects into child tasks and events.
+    private func carryOut(_ effects: [RunScheduler.Effect], _ scheduler: inout RunScheduler,
+                          group: inout TaskGroup<Event>, runner: JobRunner) {
+        for effect in effects {
+            switch effect {
+            case .start(let j, let attempt):
+                let job = plan.jobs[j]
+                events.handle(.jobStarted(id: job.id, attempt: attempt, source: display(job.source), destination: display(job.destination)))
+                logger.debug("job started", metadata: ["job.id": "\(job.id)", "job.attempt": "\(attempt)"])
+                let board = progress, clock = clock
+                group.addTask {
+                    let counters = TransferProgress()
+                    board.register(job.id, counters, at: clock.now())
+                    let result = await runner.attempt(job, progress: counters)
+                    board.unregister(job.id)
+                    return .attemptEnded(j, result)
+                }
+            case .retry(let j, let delay):
+                let clock = clock
+                group.addTask {
+                    try? await clock.sleep(for: delay)
+                    return .retryDue(j)
+                }
+            case .event(let key):
+                report(key, scheduler)
+            }
+        }
+    }
+
+    /// Effects after the loop (no task group any more) can only be events.
+    private func carryOut(_ effects: [RunScheduler.Effect], _ scheduler: inout RunScheduler, runner: JobRunner) {
+        for case .event(let key) in effects { report(key, scheduler) }
+    }
+
+    private func report(_ key: RunEventKey, _ scheduler: RunScheduler) {
+        switch key {
+        case .succeeded(let j):
+            let lc = scheduler.lifecycles[j]
+            let attempt = lc.attempts.last
+            let duration = (attempt?.endedAt ?? .zero) - (attempt?.startedAt ?? .zero)
+            let r = scheduler.results[j]
+            events.handle(.jobSucceeded(id: plan.jobs[j].id, bytes: r?.bytes ?? 0, duration: duration, destination: display(r?.destination ?? "")))
+        case .retrying(let j):
+            let lc = scheduler.lifecycles[j]
+            if let last = lc.attempts.last, let failure = last.failure {
+                events.handle(.jobRetrying(id: plan.jobs[j].id, attempt: last.number, failure: failure, delay: last.delayBeforeNext ?? .zero))
+            }
+        case .failed(let j):
+            let lc = scheduler.lifecycles[j]
+            events.handle(.jobFailed(id: plan.jobs[j].id, reason: lc.reason ?? "failed", attempts: lc.attempts.count))
+        case .skipped(let j):
+            events.handle(.jobSkipped(id: plan.jobs[j].id, reason: scheduler.lifecycles[j].reason ?? "skipped"))
+        case .cancelled(let j):
+            events.handle(.jobCancelled(id: plan.jobs[j].id))
+        }
+    }
+
+    /// Paths relative to the manifest's folder when inside it, for shorter log lines.
+    func display(_ text: String) -> String {
+        text.hasPrefix("/") ? PathText.display(text, relativeTo: plan.directory) : text
+    }
+}

@@ -1,0 +1,90 @@
+/// Decides the file name of a download whose `to` is a folder, and keeps it safe.
+///
+/// RFC 6266: `filename*` (RFC 8187, `UTF-8''percent-encoded`) wins over `filename`; else
+/// the final URL's last path segment, percent-decoded; else the job id. The result is a
+/// plain base name: no separators, no `..`, no control characters, no leading dot.
+public enum FileNaming {
+    public static func name(contentDisposition: String?, finalURL: String, jobID: String) -> String {
+        if let header = contentDisposition, let fromHeader = fileName(fromContentDisposition: header),
+           let safe = sanitize(fromHeader) {
+            return safe
+        }
+        if let url = try? TransferURL(parsing: finalURL), let last = url.lastPathSegment, let safe = sanitize(last) {
+            return safe
+        }
+        return sanitize(jobID) ?? "download"
+    }
+
+    /// The file name a Content-Disposition header gives, if any.
+    public static func fileName(fromContentDisposition header: String) -> String? {
+        var plain: String?
+        var extended: String?
+        for part in splitParameters(header).dropFirst() {
+            guard let eq = part.firstIndex(of: "=") else { continue }
+            let key = part[..<eq].trimmingSpaces.lowercased()
+            var value = part[part.index(after: eq)...].trimmingSpaces
+            if key == "filename*" {
+                // charset'language'percent-encoded
+                let pieces = value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
+                if pieces.count == 3, pieces[0].lowercased() == "utf-8" { extended = PercentEncoding.decode(String(pieces[2])) }
+            } else if key == "filename" {
+                if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
+                    value = String(value.dropFirst().dropLast()).replacingEscapes()
+                }
+                plain = value
+            }
+        }
+        return extended ?? plain
+    }
+
+    /// A safe base name, or nil when nothing usable remains.
+    public static func sanitize(_ name: String) -> String? {
+        let base = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        var cleaned = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        while cleaned.hasPrefix(".") { cleaned.removeFirst() }
+        cleaned = cleaned.trimmingSpaces
+        if cleaned.isEmpty || cleaned == ".." { return nil }
+        if cleaned.utf8.count > 255 { cleaned = String(cleaned.prefix(200)) }
+        return cleaned
+    }
+
+    /// Splits on `;` outside quotes.
+    private static func splitParameters(_ header: String) -> [String] {
+        var parts: [String] = []
+        var current = ""
+        var quoted = false
+        var escaped = false
+        for c in header {
+            if escaped { current.append(c); escaped = false; continue }
+            if c == "\\" && quoted { current.append(c); escaped = true; continue }
+            if c == "\"" { quoted.toggle() }
+            if c == ";" && !quoted {
+                parts.append(current)
+                current = ""
+            } else {
+                current.append(c)
+            }
+        }
+        parts.append(current)
+        return parts
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
+        while s.last == " " || s.last == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+
+    /// `\"` -> `"` and `\\` -> `\` inside a quoted-string.
+    func replacingEscapes() -> String {
+        var out = ""
+        var escaped = false
+        for c in self {
+            if escaped { out.append(c); escaped = false } else if c == "\\" { escaped = true } else { out.append(c) }
+        }
+        return out
+    }
+}

@@ -1,0 +1,31 @@
+/// Why an attempt (or a job) failed, as the executor and reports see it.
+public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// Worth another attempt.
+        case transient
+        /// Another attempt would fail the same way.
+        case permanent
+        /// A problem on this machine (disk full, permissions).
+        case local
+        /// Interrupted.
+        case cancelled
+    }
+
+    public var kind: Kind
+    /// A short stable name (`HTTP 503`, `CURLE_COULDNT_CONNECT`, `checksum`).
+    public var code: String
+    public var message: String
+    public var httpStatus: Int?
+    /// The server's `Retry-After`, when it sent one.
+    public var retryAfter: Duration?
+
+    public init(kind: Kind, code: String, message: String, httpStatus: Int? = nil, retryAfter: Duration? = nil) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.httpStatus = httpStatus
+        self.retryAfter = retryAfter
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

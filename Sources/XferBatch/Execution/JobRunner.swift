@@ -1,0 +1,56 @@
+import Foundation
+import XferCurl
+
+/// Performs one attempt of one job through the `Transport`, with the file handling
+/// around it: partial files, verification, the atomic rename into place.
+///
+/// Invariant: a final path only ever receives a complete, verified file, by `rename(2)`
+/// from `<destination>.xferpart` in the same folder.
+struct JobRunner: Sendable {
+    let transport: any Transport
+    let secrets: SecretResolver
+    let claims: PathClaims
+    let outputs: RunOutputs
+    let outputDirectory: String
+    let userAgent = "xferbatch/\(XferBatchVersion.current)"
+
+    func attempt(_ job: PlannedJob, progress: TransferProgress) async -> Result<AttemptResult, JobFailure> {
+        do {
+            switch job.action {
+            case .download(let download): return .success(try await self.download(job, download, progress: progress))
+            case .upload(let upload): return .success(try await self.upload(job, upload, progress: progress))
+            case .archive: return .success(try ArchiveRunner(outputs: outputs, outputDirectory: outputDirectory).build(job))
+            }
+        } catch let failure as JobFailure {
+            return .failure(failure)
+        } catch {
+            return .failure(JobFailure(kind: .local, code: "error", message: "\(error)"))
+        }
+    }
+
+    /// Connection settings shared by downloads and uploads.
+    func request(_ url: TransferURL, _ t: EffectiveTransfer) throws(JobFailure) -> TransferRequest {
+        var options = TransferRequest.Options(connectTimeout: t.connectTimeout, totalTimeout: t.totalTimeout,
+                                              stallTimeout: t.stallTimeout, caFile: t.caFile, insecure: t.insecure,
+                                              proxy: t.proxy, sshKnownHosts: t.knownHosts, sshPrivateKey: t.privateKey,
+                                              userAgent: userAgent)
+        options.maxRedirects = TransferRequest.Options.defaultMaxRedirects
+        return TransferRequest(url: url.string, headers: try secrets.headers(t.headers), auth: try secrets.auth(t.auth),
+                               options: options)
+    }
+
+    static func failure(_ error: TransferError) -> JobFailure {
+        let kind: JobFailure.Kind = switch error.kind {
+        case .transient: .transient
+        case .permanent: .permanent
+        case .local: .local
+        case .cancelled: .cancelled
+        }
+        return JobFailure(kind: kind, code: error.code, message: error.message, httpStatus: error.httpStatus, retryAfter: error.retryAfter)
+    }
+
+    static func localFailure(_ what: String) -> JobFailure {
+        let err = errno
+        return JobFailure(kind: .local, code: "errno \(err)", message: "\(what): \(String(cString: strerror(err)))")
+    }
+}

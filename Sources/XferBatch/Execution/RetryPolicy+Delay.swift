@@ -1,0 +1,15 @@
+extension RetryPolicy {
+    /// The delay before attempt `failedAttempt + 1`, given the failure.
+    ///
+    /// Full jitter (AWS's "Exponential Backoff and Jitter"): uniform in
+    /// [0, min(maxDelay, initialDelay × 2^(failedAttempt-1))], with `unit` in [0, 1) drawn by
+    /// the caller (so tests are deterministic). A server's `Retry-After` overrides it
+    /// (the lifecycle refuses values above `maxRetryAfter`).
+    public func delay(afterAttempt failedAttempt: Int, retryAfter: Duration?, unit: Double) -> Duration {
+        if let retryAfter { return min(retryAfter, maxRetryAfter) }
+        let exponent = min(max(failedAttempt - 1, 0), 40)
+        let ceilingMS = min(Double(DurationText.milliseconds(maxDelay)),
+                            Double(DurationText.milliseconds(initialDelay)) * Double(1 << exponent))
+        return .milliseconds(Int64(ceilingMS * min(max(unit, 0), 0.999_999)))
+    }
+}

@@ -1,0 +1,188 @@
+/// The bookkeeping of a run, without I/O: which jobs are ready, which may start under the
+/// limits, what a finished attempt releases or skips. Methods return `Effect`s for the
+/// executor to carry out, so the whole policy is testable with no network and no clock.
+///
+/// Ready jobs start by priority (higher first), then the longest remaining chain of
+/// dependents (long chains first), then manifest order. Limits hold at every instant:
+/// at most `limits.concurrency` attempts run, at most `limits.perHost` per host; a job
+/// waiting out a retry delay holds no slot.
+struct RunScheduler {
+    enum Effect: Equatable {
+        case start(job: Int, attempt: Int)
+        case retry(job: Int, after: Duration)
+        case event(RunEventKey)
+    }
+
+    let plan: Plan
+    let failFast: Bool
+    private(set) var lifecycles: [JobLifecycle]
+    private(set) var results: [AttemptResult?]
+    private(set) var stopping = false
+    private(set) var running = 0
+    private var unmet: [Int]
+    private var ready: [Int] = []
+    private var perHost: [String: Int] = [:]
+    private let hostKeys: [String?]
+
+    init(plan: Plan, failFast: Bool) {
+        self.plan = plan
+        self.failFast = failFast
+        self.lifecycles = plan.jobs.map { JobLifecycle(policy: $0.transfer?.retry ?? RetryPolicy()) }
+        self.results = Array(repeating: nil, count: plan.jobs.count)
+        self.unmet = plan.graph.dependencies.map(\.count)
+        self.hostKeys = plan.jobs.map(Self.hostKey)
+    }
+
+    /// The per-host bucket of a job (archives use none: they only count globally).
+    static func hostKey(_ job: PlannedJob) -> String? {
+        switch job.action {
+        case .download(let d): d.url.hostKey
+        case .upload(let u): u.url.hostKey
+        case .archive: nil
+        }
+    }
+
+    /// Jobs without dependencies become ready, and the first ones start.
+    mutating func begin(at now: Duration) -> [Effect] {
+        for j in plan.jobs.indices where unmet[j] == 0 { makeReady(j, at: now) }
+        return startReady(at: now)
+    }
+
+    /// Starts ready jobs while the limits allow.
+    mutating func startReady(at now: Duration) -> [Effect] {
+        guard !stopping else { return [] }
+        var effects: [Effect] = []
+        var i = 0
+        while i < ready.count, running < plan.limits.concurrency {
+            let j = ready[i]
+            if let host = hostKeys[j], perHost[host, default: 0] >= plan.limits.perHost {
+                i += 1  // its host is full; a job for another host may go
+                continue
+            }
+            ready.remove(at: i)
+            if case .startAttempt(let n) = lifecycles[j].slotGranted(at: now) {
+                running += 1
+                if let host = hostKeys[j] { perHost[host, default: 0] += 1 }
+                effects.append(.start(job: j, attempt: n))
+            }
+        }
+        return effects
+    }
+
+    /// An attempt ended. `unit` in [0, 1) draws the retry jitter.
+    mutating func attemptEnded(_ j: Int, _ result: Result<AttemptResult, JobFailure>, at now: Duration, unit: Double) -> [Effect] {
+        running -= 1
+        if let host = hostKeys[j] { perHost[host, default: 1] -= 1 }
+        switch result {
+        case .success(let r):
+            results[j] = r
+            _ = lifecycles[j].attemptSucceeded(at: now)
+            return [.event(.succeeded(j))] + release(j, ok: true, at: now)
+        case .failure(let failure):
+            let policy = lifecycles[j].policy
+            let delay = policy.delay(afterAttempt: lifecycles[j].attempts.count, retryAfter: failure.retryAfter, unit: unit)
+            switch lifecycles[j].attemptFailed(failure, delay: delay, at: now) {
+            case .scheduleRetry(let d):
+                return [.event(.retrying(j)), .retry(job: j, after: d)]
+            case .finished(.cancelled):
+                return [.event(.cancelled(j))] + release(j, ok: false, at: now)
+            default:
+                var effects: [Effect] = [.event(.failed(j))]
+                effects += release(j, ok: plan.jobs[j].optional, at: now)
+                if failFast && !stopping {
+                    stopping = true
+                    effects += skipAllWaiting(because: "not started: --fail-fast after \(plan.jobs[j].id) failed", at: now)
+                }
+                return effects
+            }
+        }
+    }
+
+    /// A retry delay passed.
+    mutating func retryDue(_ j: Int, at now: Duration) -> [Effect] {
+        if stopping {
+            if case .finished = lifecycles[j].interrupt(at: now) { return [.event(.cancelled(j))] }
+            return []
+        }
+        if case .enqueue = lifecycles[j].retryDue(at: now) { insertReady(j) }
+        return []
+    }
+
+    /// Interrupted: nothing new starts; jobs not running end cancelled. Running attempts
+    /// are cancelled by the executor and end through `attemptEnded`.
+    mutating func interrupt(at now: Duration) -> [Effect] {
+        stopping = true
+        ready.removeAll()
+        var effects: [Effect] = []
+        for j in plan.jobs.indices {
+            if case .finished = lifecycles[j].interrupt(at: now) { effects.append(.event(.cancelled(j))) }
+        }
+        return effects
+    }
+
+    /// After the last event: anything not final (which would be a bug) is reported skipped.
+    mutating func finish(at now: Duration) -> [Effect] {
+        skipAllWaiting(because: "never became ready", at: now)
+    }
+
+    // MARK: Dependencies
+
+    /// A finished job releases its dependents: on success (or an optional job's failure)
+    /// they may become ready; otherwise every job downstream is skipped, naming it.
+    private mutating func release(_ j: Int, ok: Bool, at now: Duration) -> [Effect] {
+        var effects: [Effect] = []
+        if ok {
+            for d in plan.graph.dependents[j] {
+                unmet[d] -= 1
+                if unmet[d] == 0 && lifecycles[d].state == .pending { makeReady(d, at: now) }
+            }
+            return effects
+        }
+        let reason = "dependency \(plan.jobs[j].id) failed"
+        var stack = plan.graph.dependents[j]
+        while let d = stack.popLast() {
+            if case .finished = lifecycles[d].skip(because: reason, at: now) {
+                effects.append(.event(.skipped(d)))
+                stack += plan.graph.dependents[d]
+            }
+        }
+        return effects
+    }
+
+    private mutating func skipAllWaiting(because why: String, at now: Duration) -> [Effect] {
+        ready.removeAll()
+        var effects: [Effect] = []
+        for j in plan.jobs.indices where !lifecycles[j].state.isFinal && !lifecycles[j].state.isRunning {
+            if case .waitingToRetry = lifecycles[j].state { continue }  // ends when its delay passes
+            if case .finished = lifecycles[j].skip(because: why, at: now) { effects.append(.event(.skipped(j))) }
+        }
+        return effects
+    }
+
+    private mutating func makeReady(_ j: Int, at now: Duration) {
+        if case .enqueue = lifecycles[j].dependenciesSatisfied(at: now) { insertReady(j) }
+    }
+
+    /// Keeps `ready` sorted: priority (desc), remaining chain (desc), manifest order.
+    private mutating func insertReady(_ j: Int) {
+        var lo = 0, hi = ready.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if precedes(ready[mid], j) { lo = mid + 1 } else { hi = mid }
+        }
+        ready.insert(j, at: lo)
+    }
+
+    private func precedes(_ a: Int, _ b: Int) -> Bool {
+        let pa = plan.jobs[a].priority, pb = plan.jobs[b].priority
+        if pa != pb { return pa > pb }
+        let ca = plan.graph.remainingChain[a], cb = plan.graph.remainingChain[b]
+        if ca != cb { return ca > cb }
+        return a < b
+    }
+}
+
+/// Which event an effect asks for; the executor fills in the details.
+enum RunEventKey: Equatable {
+    case succeeded(Int), retrying(Int), failed(Int), skipped(Int), cancelled(Int)
+}

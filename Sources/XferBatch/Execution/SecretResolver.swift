@@ -1,0 +1,36 @@
+import XferCurl
+
+/// Reads the secrets a transfer needs from the environment, at the moment it starts.
+///
+/// The manifest names variables; only here do values appear, and only in the
+/// `TransferRequest` handed to the engine (never in events, reports or logs).
+struct SecretResolver: Sendable {
+    let environment: [String: String]
+
+    func value(_ name: String) throws(JobFailure) -> String {
+        guard let value = environment[name] else {
+            throw JobFailure(kind: .permanent, code: "missing-secret", message: "environment variable \(name) is not set")
+        }
+        return value
+    }
+
+    func auth(_ auth: Auth?) throws(JobFailure) -> TransferRequest.Auth {
+        switch auth {
+        case nil: return .none
+        case .basic(let userEnv, let passwordEnv): return .basic(user: try value(userEnv), password: try value(passwordEnv))
+        case .bearer(let tokenEnv): return .bearer(token: try value(tokenEnv))
+        case .netrc: return .netrc(file: nil)
+        }
+    }
+
+    func headers(_ headers: [Header]) throws(JobFailure) -> [(name: String, value: String)] {
+        var out: [(name: String, value: String)] = []
+        for header in headers {
+            switch header.value {
+            case .literal(let v): out.append((header.name, v))
+            case .environment(let name): out.append((header.name, try value(name)))
+            }
+        }
+        return out
+    }
+}

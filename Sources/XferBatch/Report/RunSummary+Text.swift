@@ -1,0 +1,27 @@
+extension RunResult {
+    /// The closing summary for people: counts by status, bytes, wall time, and each
+    /// failure with its last error.
+    public func summaryText() -> String {
+        let s = summary
+        var parts = ["\(s.succeeded) succeeded"]
+        if s.upToDate > 0 { parts.append("\(s.upToDate) up-to-date") }
+        if s.failed > 0 { parts.append("\(s.failed) failed") }
+        if s.skipped > 0 { parts.append("\(s.skipped) skipped") }
+        if s.cancelled > 0 { parts.append("\(s.cancelled) cancelled") }
+        let seconds = Double(DurationText.milliseconds(s.duration)) / 1000
+        var text = "\(s.interrupted ? "Interrupted" : "Done"): \(parts.joined(separator: ", ")) of \(s.total) jobs; "
+        text += "\(ByteSize.format(s.bytes)) in \((seconds * 100).rounded() / 100)s\n"
+        for job in jobs where job.lifecycle.state == .failed {
+            text += "  failed  \(job.planned.id): \(job.lifecycle.reason ?? "failed")\n"
+        }
+        let skipped = jobs.filter { $0.lifecycle.state == .skipped }
+        for job in skipped.prefix(10) {
+            text += "  skipped \(job.planned.id): \(job.lifecycle.reason ?? "skipped")\n"
+        }
+        if skipped.count > 10 { text += "  ... and \(skipped.count - 10) more skipped\n" }
+        if s.interrupted {
+            text += "  A re-run starts the unfinished jobs again (resuming partial downloads comes with the checkpoint store).\n"
+        }
+        return text
+    }
+}

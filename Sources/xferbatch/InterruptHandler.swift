@@ -1,0 +1,40 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// SIGINT and SIGTERM: the first calls `stop` (the run winds down and reports); a second
+/// SIGINT exits at once with 130.
+///
+/// @unchecked: the dispatch sources are set once in `init` and only kept alive after.
+final class InterruptHandler: @unchecked Sendable {
+    private let sources: [any DispatchSourceSignal]
+    private let last = Atomic<Int32>(0)
+
+    /// The first signal received, or 0.
+    var received: Int32 { last.load(ordering: .acquiring) }
+
+    init(stop: @escaping @Sendable () -> Void) {
+        var sources: [any DispatchSourceSignal] = []
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            sources.append(source)
+        }
+        self.sources = sources
+        for (sig, source) in zip([SIGINT, SIGTERM], sources) {
+            source.setEventHandler { [self] in
+                let (exchanged, previous) = self.last.compareExchange(expected: 0, desired: sig, ordering: .acquiringAndReleasing)
+                if exchanged {
+                    FileHandle.standardError.write(Data("\nxferbatch: stopping (\(sig == SIGINT ? "SIGINT" : "SIGTERM")): cancelling transfers; press Ctrl-C again to quit at once\n".utf8))
+                    stop()
+                } else if sig == SIGINT || previous == SIGINT {
+                    Foundation.exit(ExitStatus_interruptedNow)
+                }
+            }
+            source.resume()
+        }
+    }
+}
+
+/// 130, without importing XferBatch here.
+let ExitStatus_interruptedNow: Int32 = 130

@@ -1,0 +1,110 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import Logging
+import XferBatch
+import XferCurl
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the manifest's transfers, in dependency order, within its limits.",
+        discussion: """
+            Progress goes to stderr, one plain line per job event (and a progress line every \
+            --progress-interval); the closing summary goes to stdout.
+
+            SIGINT or SIGTERM stops starting new jobs, cancels transfers (partial files stay), \
+            writes the report and exits 130 or 143; a second SIGINT exits at once.
+
+            \(ExitStatus.helpText)
+            """
+    )
+
+    @OptionGroup var options: ManifestOptions
+
+    @Flag(help: "Stop starting new jobs after the first failure.")
+    var failFast = false
+
+    @Option(help: ArgumentHelp("Write the run report (JSON, schemas/report.schema.json) to this file.", valueName: "file"))
+    var report: String?
+
+    @Option(help: ArgumentHelp("Write events as JSON Lines to this file, or - for stdout.", valueName: "file"))
+    var events: String?
+
+    @Option(help: ArgumentHelp("Print a progress line this often during long runs (e.g. 30s, 1m).", valueName: "duration"))
+    var progressInterval: String = "30s"
+
+    @Flag(name: .shortAndLong, help: "Print nothing but errors and the summary.")
+    var quiet = false
+
+    @Option(help: ArgumentHelp("Log level for diagnostics on stderr: trace, debug, info, notice, warning, error.", valueName: "level"))
+    var logLevel: Logger.Level = .warning
+
+    @Flag(name: .short, help: "Same as --log-level debug.")
+    var verbose = false
+
+    func validate() throws {
+        guard DurationText.parse(progressInterval) != nil else {
+            throw ValidationError("--progress-interval: \"\(progressInterval)\" is not a duration such as 30s or 1m")
+        }
+    }
+
+    func run() async throws {
+        LogSetup.bootstrap()
+        let plan = try options.loadPlan()
+        let environment = ProcessInfo.processInfo.environment
+        var logger = Logger(label: "xferbatch")
+        logger.logLevel = verbose ? .debug : logLevel
+        let clock = ContinuousExecutionClock()
+        let engine: TransferEngine
+        do {
+            engine = try TransferEngine(logger: logger)
+        } catch {
+            StandardStreams.writeError("xferbatch: cannot start the transfer engine: \(error)\n")
+            throw ExitCode(ExitStatus.jobsFailed.rawValue)
+        }
+        var sinks: [any EventSink] = []
+        if !quiet { sinks.append(PlainTextEventSink(clock: clock) { StandardStreams.writeError($0) }) }
+        if let events {
+            guard let sink = JSONLinesFile.open(events) else {
+                StandardStreams.writeError("xferbatch: cannot write events to \(events)\n")
+                throw ExitCode(ExitStatus.invalidInput.rawValue)
+            }
+            sinks.append(JSONLinesEventSink(clock: clock, write: sink))
+        }
+        let board = ProgressBoard()
+        let lines = ProgressLines(board: board)
+        sinks.append(lines)
+        let executor = Executor(plan: plan, transport: engine, clock: clock, events: FanOutEventSink(sinks),
+                                environment: environment, options: .init(failFast: failFast), logger: logger, board: board)
+        let startedAt = Date()
+        let runTask = Task { await executor.run() }
+        let signals = InterruptHandler { runTask.cancel() }
+        let ticker = quiet ? nil : Task {
+            let interval = DurationText.parse(progressInterval) ?? .seconds(30)
+            while !Task.isCancelled {
+                try await Task.sleep(for: interval)
+                StandardStreams.writeError("[\(PlainTextEventSink.seconds(clock.now()))] \(lines.line())\n")
+            }
+        }
+        let result = await runTask.value
+        ticker?.cancel()
+        engine.shutdown()
+        if let report {
+            let fingerprint = Self.sha256(ofFile: options.manifest)
+            let bytes = RunReport(result: result, plan: plan, manifestFingerprint: fingerprint, startedAt: startedAt).json()
+            if !FileManager.default.createFile(atPath: report, contents: Data(bytes)) {
+                StandardStreams.writeError("xferbatch: cannot write the report to \(report)\n")
+            }
+        }
+        StandardStreams.write(result.summaryText())
+        if let report { StandardStreams.write("Report: \(report)\n") }
+        let status: ExitStatus = result.summary.interrupted ? (signals.received == SIGTERM ? .terminated : .interrupted) : result.exitStatus
+        if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    static func sha256(ofFile path: String) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { return "" }
+        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+}
