@@ -58,6 +58,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                "XferCurl",
             ]
         ),
         .executableTarget(
@@ -83,7 +84,7 @@ let package = Package(
         ),
         .testTarget(
             name: "XferBatchTests",
-            dependencies: ["XferBatch"]
+            dependencies: ["XferBatch", "XferCurl", "XferFixtures"]
         ),
         .testTarget(
             name: "XferCurlTests",

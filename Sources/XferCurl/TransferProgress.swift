@@ -20,7 +20,8 @@ public final class TransferProgress: Sendable {
         return e < 0 ? nil : e
     }
 
-    func update(done: Int64, expected: Int64?) {
+    /// Stores new counters (transports call this; readers only poll).
+    public func update(done: Int64, expected: Int64?) {
         self.done.store(done, ordering: .relaxed)
         if let expected { self.expected.store(expected, ordering: .relaxed) }
     }

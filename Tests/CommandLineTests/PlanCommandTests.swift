@@ -54,7 +54,7 @@ struct PlanCommandTests {
 
 @Suite("xferbatch --help")
 struct HelpTests {
-    @Test(arguments: [["--help"], ["plan", "--help"], ["validate", "--help"]])
+    @Test(arguments: [["--help"], ["plan", "--help"], ["validate", "--help"], ["run", "--help"]])
     func helpMatchesItsSnapshot(args: [String]) throws {
         let result = try CommandRunner.run(args, environment: ["COLUMNS": "100"])
         #expect(result.status == 0)

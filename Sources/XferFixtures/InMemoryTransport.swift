@@ -1,0 +1,97 @@
+import Foundation
+import Synchronization
+import XferCurl
+
+/// A `Transport` that answers from a script instead of the network, for executor tests.
+///
+/// Each URL has a queue of answers (the last one repeats); a success writes its body to
+/// the request's destination. It records every request and the most transfers in flight,
+/// overall and per host, so tests can check the limits held. `holdFor` keeps each
+/// transfer open that long (real time) so that transfers overlap.
+public final class InMemoryTransport: Transport {
+    public enum Answer: Sendable {
+        case body([UInt8], headers: [String: String] = [:])
+        case failure(TransferError)
+        /// Never finishes by itself; ends when the task is cancelled.
+        case hang
+    }
+
+    private struct State {
+        var scripts: [String: [Answer]] = [:]
+        var requests: [TransferRequest] = []
+        var inFlight = 0
+        var maxInFlight = 0
+        var inFlightByHost: [String: Int] = [:]
+        var maxInFlightByHost: [String: Int] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let holdFor: Duration
+    private let started: AsyncStream<String>.Continuation
+    /// The URL of each transfer as it starts.
+    public let starts: AsyncStream<String>
+
+    public init(holdFor: Duration = .zero) {
+        self.holdFor = holdFor
+        (starts, started) = AsyncStream.makeStream(of: String.self)
+    }
+
+    public func script(_ url: String, _ answers: [Answer]) {
+        state.withLock { $0.scripts[url] = answers }
+    }
+
+    public var requests: [TransferRequest] { state.withLock { $0.requests } }
+    public var maxInFlight: Int { state.withLock { $0.maxInFlight } }
+    public var maxInFlightByHost: [String: Int] { state.withLock { $0.maxInFlightByHost } }
+
+    public func perform(_ request: TransferRequest, progress: TransferProgress) async throws(TransferError) -> TransferOutcome {
+        let host = Self.host(request.url)
+        let answer: Answer = state.withLock { s in
+            s.requests.append(request)
+            s.inFlight += 1
+            s.maxInFlight = max(s.maxInFlight, s.inFlight)
+            s.inFlightByHost[host, default: 0] += 1
+            s.maxInFlightByHost[host] = max(s.maxInFlightByHost[host] ?? 0, s.inFlightByHost[host]!)
+            guard var queue = s.scripts[request.url], let first = queue.first else {
+                return .failure(TransferError(kind: .permanent, code: "HTTP 404", message: "no script for \(request.url)", httpStatus: 404))
+            }
+            if queue.count > 1 { queue.removeFirst() }
+            s.scripts[request.url] = queue
+            return first
+        }
+        started.yield(request.url)
+        defer { state.withLock { s in s.inFlight -= 1; s.inFlightByHost[host, default: 1] -= 1 } }
+        do {
+            if case .hang = answer { try await Task.sleep(for: .seconds(3600)) }
+            if holdFor > .zero { try await Task.sleep(for: holdFor) }
+        } catch {
+            throw TransferError(kind: .cancelled, code: "cancelled", message: "the transfer was cancelled")
+        }
+        switch answer {
+        case .failure(let error):
+            throw error
+        case .body(let bytes, let headers):
+            if case .file(let fd, let offset) = request.destination {
+                let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, bytes.count, off_t(offset)) }
+                guard written == bytes.count else { throw TransferError(kind: .local, code: "write", message: "write failed") }
+            }
+            progress.update(done: Int64(bytes.count), expected: Int64(bytes.count))
+            return TransferOutcome(status: 200, headers: headers, bytesTransferred: Int64(bytes.count), effectiveURL: request.url,
+                                   body: request.destination.isFile ? [] : bytes)
+        case .hang:
+            throw TransferError(kind: .cancelled, code: "cancelled", message: "the transfer was cancelled")
+        }
+    }
+
+    static func host(_ url: String) -> String {
+        guard let r = url.range(of: "://") else { return "local" }
+        return String(url[r.upperBound...].prefix { $0 != "/" })
+    }
+}
+
+extension TransferRequest.Destination {
+    var isFile: Bool {
+        if case .file = self { return true }
+        return false
+    }
+}

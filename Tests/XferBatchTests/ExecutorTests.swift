@@ -1,0 +1,223 @@
+import Foundation
+import Testing
+@testable import XferBatch
+import XferCurl
+import XferFixtures
+
+@Suite("Executor")
+struct ExecutorTests {
+    typealias E = ExecutorTesting
+    static let unavailable = TransferError(kind: .transient, code: "HTTP 503", message: "unavailable", httpStatus: 503)
+    static let notFound = TransferError(kind: .permanent, code: "HTTP 404", message: "not found", httpStatus: 404)
+
+    @Test func jobsRunAfterTheirDependenciesAndFilesLandInPlace() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        for name in ["a", "b", "c"] { t.transport.script("https://x.org/\(name)", [.body(Array(name.utf8))]) }
+        let plan = try t.plan(jobs: [E.download("a", "https://x.org/a"), E.download("b", "https://x.org/b", extra: #", "dependsOn": ["a"]"#),
+                                     E.download("c", "https://x.org/c", extra: #", "dependsOn": ["b"]"#)].joined(separator: ","))
+        let result = await t.run(plan)
+        #expect(t.startOrder == ["a", "b", "c"])
+        #expect(result.summary.succeeded == 3)
+        #expect(result.exitStatus == .success)
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/c.bin") == Data("c".utf8))
+        #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/c.bin.xferpart"))
+        #expect(result.job("c")?.result?.sha256 == "2e7d2c03a9507ae265ecf5b5356885a53393a2029d241394997265a1a25aefc6")
+    }
+
+    @Test func readyJobsStartByPriorityThenLongestChainThenManifestOrder() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        for name in ["plain", "chain", "tail", "urgent", "late"] { t.transport.script("https://x.org/\(name)", [.body([1])]) }
+        let plan = try t.plan(jobs: [
+            E.download("plain", "https://x.org/plain"),
+            E.download("chain", "https://x.org/chain"),
+            E.download("tail", "https://x.org/tail", extra: #", "dependsOn": ["chain"]"#),
+            E.download("urgent", "https://x.org/urgent", extra: #", "priority": 5"#),
+            E.download("late", "https://x.org/late"),
+        ].joined(separator: ","), limits: #"{"concurrency": 1}"#)
+        _ = await t.run(plan)
+        // urgent (priority), chain (a dependent waits on it), then manifest order among the
+        // rest: tail became ready when chain finished, and stands before late.
+        #expect(t.startOrder == ["urgent", "chain", "plain", "tail", "late"])
+    }
+
+    @Test func limitsHoldAtEveryInstant() async throws {
+        let t = try E(holdFor: .milliseconds(5))
+        defer { t.cleanUp() }
+        var jobs: [String] = []
+        for i in 0..<30 {
+            let url = "https://h\(i % 3).example.org/f\(i)"
+            t.transport.script(url, [.body([UInt8(i)])])
+            jobs.append(E.download("j\(i)", url))
+        }
+        let result = await t.run(try t.plan(jobs: jobs.joined(separator: ","), limits: #"{"concurrency": 4, "perHost": 2}"#))
+        #expect(result.summary.succeeded == 30)
+        #expect(t.transport.maxInFlight <= 4)
+        #expect(t.transport.maxInFlight >= 2, "transfers to different hosts ran together")
+        #expect(t.transport.maxInFlightByHost.values.allSatisfy { $0 <= 2 })
+    }
+
+    @Test func transientFailuresAreRetriedWithJitteredExponentialBackoff() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.failure(Self.unavailable), .failure(Self.unavailable), .body([7])])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a"),
+                              defaults: #"{"retry": {"attempts": 5, "initialDelay": "1s", "maxDelay": "30s"}}"#)
+        let result = await t.run(plan)
+        let attempts = try #require(result.job("a")?.lifecycle.attempts)
+        #expect(attempts.count == 3)
+        // unit 0.5: half of 1s, then half of 2s.
+        #expect(attempts.map(\.delayBeforeNext) == [.milliseconds(500), .seconds(1), nil])
+        #expect(attempts[0].failure?.code == "HTTP 503")
+        #expect(result.state("a") == .succeeded)
+        #expect(attempts[1].startedAt - attempts[0].endedAt! >= .milliseconds(500), "the delay passed on the clock")
+    }
+
+    @Test func retryAfterIsHonouredUpToTheLimit() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        var polite = Self.unavailable
+        polite.retryAfter = .seconds(7)
+        var greedy = Self.unavailable
+        greedy.retryAfter = .seconds(3600)
+        t.transport.script("https://x.org/a", [.failure(polite), .body([1])])
+        t.transport.script("https://x.org/b", [.failure(greedy), .body([1])])
+        let result = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a") + "," + E.download("b", "https://x.org/b")))
+        #expect(result.job("a")?.lifecycle.attempts.first?.delayBeforeNext == .seconds(7))
+        #expect(result.state("b") == .failed)
+        #expect(result.job("b")?.lifecycle.reason?.contains("more than maxRetryAfter 5m") == true)
+    }
+
+    @Test func attemptsRunOutAndTheJobFails() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.failure(Self.unavailable)])
+        let result = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a"), defaults: #"{"retry": {"attempts": 3}}"#))
+        #expect(result.job("a")?.lifecycle.attempts.count == 3)
+        #expect(result.state("a") == .failed)
+        #expect(result.exitStatus == .jobsFailed)
+    }
+
+    @Test func aPermanentFailureSkipsDependentsButNotIndependentWork() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.failure(Self.notFound)])
+        t.transport.script("https://x.org/other", [.body([1])])
+        let plan = try t.plan(jobs: [
+            E.download("a", "https://x.org/a"),
+            E.download("b", "https://x.org/b", extra: #", "dependsOn": ["a"]"#),
+            E.download("c", "https://x.org/c", extra: #", "dependsOn": ["b"]"#),
+            E.download("other", "https://x.org/other"),
+        ].joined(separator: ","))
+        let result = await t.run(plan)
+        #expect(result.job("a")?.lifecycle.attempts.count == 1, "permanent failures are not retried")
+        #expect(result.state("a") == .failed)
+        #expect(result.state("b") == .skipped)
+        #expect(result.job("b")?.lifecycle.reason == "dependency a failed")
+        #expect(result.job("c")?.lifecycle.reason == "dependency a failed")
+        #expect(result.state("other") == .succeeded)
+        #expect(result.exitStatus == .jobsFailed)
+    }
+
+    @Test func anOptionalJobsFailureLetsItsDependentsRun() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.failure(Self.notFound)])
+        t.transport.script("https://x.org/b", [.body([1])])
+        let result = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a", extra: #", "optional": true"#) + ","
+                                            + E.download("b", "https://x.org/b", extra: #", "dependsOn": ["a"]"#)))
+        #expect(result.state("a") == .failed)
+        #expect(result.state("b") == .succeeded)
+    }
+
+    @Test func failFastStopsStartingNewJobs() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.failure(Self.notFound)])
+        for name in ["b", "c"] { t.transport.script("https://x.org/\(name)", [.body([1])]) }
+        let plan = try t.plan(jobs: ["a", "b", "c"].map { E.download($0, "https://x.org/\($0)") }.joined(separator: ","),
+                              limits: #"{"concurrency": 1}"#)
+        let result = await t.run(plan, failFast: true)
+        #expect(result.state("a") == .failed)
+        #expect(result.state("b") == .skipped)
+        #expect(result.job("c")?.lifecycle.reason == "not started: --fail-fast after a failed")
+        #expect(t.transport.requests.count == 1)
+    }
+
+    @Test func anInterruptCancelsRunningAndWaitingJobs() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/slow", [.hang])
+        t.transport.script("https://x.org/next", [.body([1])])
+        let plan = try t.plan(jobs: E.download("slow", "https://x.org/slow") + ","
+                              + E.download("next", "https://x.org/next", extra: #", "dependsOn": ["slow"]"#))
+        let executor = t.executor(plan)
+        let run = Task { await executor.run() }
+        for await url in t.transport.starts where url.hasSuffix("/slow") { break }
+        run.cancel()
+        let result = await run.value
+        #expect(result.summary.interrupted)
+        #expect(result.state("slow") == .cancelled)
+        #expect(result.state("next") == .cancelled)
+        #expect(result.exitStatus == .interrupted)
+        #expect(FileManager.default.fileExists(atPath: t.folder.path + "/slow.bin.xferpart"), "partial files stay")
+    }
+
+    @Test func secretsReachTheTransportButNoEvent() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.body([1])])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "auth": {"bearer": {"tokenEnv": "TOKEN"}}, "headers": {"X-Key": {"valueEnv": "KEY"}}"#),
+                              environment: ["TOKEN": "t0ps3cret", "KEY": "k3y"])
+        let result = await t.run(plan, environment: ["TOKEN": "t0ps3cret", "KEY": "k3y"])
+        #expect(result.state("a") == .succeeded)
+        let request = try #require(t.transport.requests.first)
+        guard case .bearer(let token) = request.auth else { Issue.record("no bearer auth"); return }
+        #expect(token == "t0ps3cret")
+        #expect(request.headers.contains { $0.name == "X-Key" && $0.value == "k3y" })
+        #expect(!"\(t.events.events)".contains("t0ps3cret"))
+    }
+
+    @Test func aMissingSecretFailsTheJobNamingTheVariable() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "auth": {"bearer": {"tokenEnv": "TOKEN"}}"#))
+        let result = await t.run(plan)
+        #expect(result.state("a") == .failed)
+        #expect(result.job("a")?.lifecycle.reason == "missing-secret: environment variable TOKEN is not set")
+        #expect(t.transport.requests.isEmpty)
+    }
+
+    @Test func aChecksumMismatchIsRetriedAndNeverReachesTheFinalPath() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.body(Array("tampered".utf8))])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "sha256": "\#(String(repeating: "0", count: 64))""#),
+                              defaults: #"{"retry": {"attempts": 2}}"#)
+        let result = await t.run(plan)
+        #expect(result.state("a") == .failed)
+        #expect(result.job("a")?.lifecycle.attempts.count == 2)
+        #expect(result.job("a")?.lifecycle.attempts.first?.failure?.code == "checksum-mismatch")
+        #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/a.bin"))
+    }
+
+    @Test func aFolderDestinationIsNamedByTheResponseAndNeverOverwritten() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/dl?id=1", [.body([1], headers: ["content-disposition": #"attachment; filename="x.txt"; filename*=UTF-8''r%C3%A9sum%C3%A9.txt"#])])
+        t.transport.script("https://x.org/dl?id=2", [.body([2], headers: ["content-disposition": #"attachment; filename*=UTF-8''r%C3%A9sum%C3%A9.txt"#])])
+        t.transport.script("https://x.org/files/%E5%8A%9F.png", [.body([3])])
+        let plan = try t.plan(jobs: [
+            E.download("one", "https://x.org/dl?id=1", to: "in/"),
+            E.download("two", "https://x.org/dl?id=2", to: "in/", extra: #", "dependsOn": ["one"]"#),
+            E.download("pic", "https://x.org/files/%E5%8A%9F.png", to: "in/"),
+        ].joined(separator: ","))
+        let result = await t.run(plan)
+        #expect(result.job("one")?.result?.destination == t.folder.path + "/in/résumé.txt")
+        #expect(result.state("two") == .failed)
+        #expect(result.job("two")?.lifecycle.reason?.contains("which job \"one\" already wrote") == true)
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/in/résumé.txt") == Data([1]))
+        #expect(result.job("pic")?.result?.destination == t.folder.path + "/in/功.png")
+    }
+}
