@@ -94,7 +94,7 @@ let package = Package(
         // and the JSON Schemas checked by a validator we did not write.
         .testTarget(
             name: "CommandLineTests",
-            dependencies: ["xferbatch", "XferBatch"],
+            dependencies: ["xferbatch", "XferBatch", "XferFixtures"],
             exclude: ["Snapshots"]
         ),
     ],

@@ -41,6 +41,18 @@ struct FixtureConnection {
                 case .end:
                     guard let request = head else { return }
                     let writer = ResponseWriter(outbound: outbound, isHead: request.method == .HEAD)
+                    let start = ContinuousClock.now
+                    state.contents.withLock { c in
+                        c.inFlight += 1
+                        c.maxInFlight = max(c.maxInFlight, c.inFlight)
+                    }
+                    defer {
+                        let end = ContinuousClock.now
+                        state.contents.withLock { c in
+                            c.inFlight -= 1
+                            c.intervals.append(start...end)
+                        }
+                    }
                     let keepOpen = try await respond(to: request, body: body, connection: id, writer: writer)
                     if !keepOpen || !request.isKeepAlive { return }
                     head = nil

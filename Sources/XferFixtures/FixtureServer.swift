@@ -95,4 +95,27 @@ public final class FixtureServer: Sendable {
     public var maxOpenConnections: Int { state.contents.withLock { $0.maxOpenConnections } }
 
     public func requests(to path: String) -> [LoggedRequest] { requests.filter { $0.path == path } }
+
+    /// The most requests this server was handling at once.
+    public var maxConcurrentRequests: Int { state.contents.withLock { $0.maxInFlight } }
+
+    /// When each answered request was being handled (from its end to its response's end).
+    public var requestIntervals: [ClosedRange<ContinuousClock.Instant>] { state.contents.withLock { $0.intervals } }
+
+    /// The most requests handled at once across several servers (a global limit check).
+    public static func maxOverlap(_ intervals: [ClosedRange<ContinuousClock.Instant>]) -> Int {
+        var points: [(at: ContinuousClock.Instant, delta: Int)] = []
+        for interval in intervals {
+            points.append((interval.lowerBound, 1))
+            points.append((interval.upperBound, -1))
+        }
+        // Ends sort before starts at the same instant: touching intervals do not overlap.
+        points.sort { (a, b) -> Bool in a.at == b.at ? a.delta < b.delta : a.at < b.at }
+        var current = 0, best = 0
+        for (_, delta) in points {
+            current += delta
+            best = max(best, current)
+        }
+        return best
+    }
 }

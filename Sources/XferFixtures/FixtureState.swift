@@ -15,6 +15,10 @@ final class FixtureState: Sendable {
         var maxOpenConnections = 0
         var nextConnectionID = 1
         var rootFolder: String?
+        /// When each answered request was being handled, for concurrency checks.
+        var intervals: [ClosedRange<ContinuousClock.Instant>] = []
+        var inFlight = 0
+        var maxInFlight = 0
     }
 
     let contents = Mutex(Contents())

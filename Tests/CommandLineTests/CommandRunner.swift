@@ -22,8 +22,24 @@ struct CommandRunner {
         return repository.appendingPathComponent(".build/debug/xferbatch")
     }
 
+    /// Runs on a dedicated thread: the blocking reads must not occupy a thread of
+    /// Swift's cooperative pool, which in-process fixture servers need to answer.
+    static func run(_ args: [String], environment: [String: String] = [:]) async throws -> Result {
+        try await detached { try runBlocking(args, environment: environment) }
+    }
+
+    static func runTool(_ path: String, _ args: [String]) async throws -> Result {
+        try await detached { try runToolBlocking(path, args) }
+    }
+
+    private static func detached(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Swift.Result { try body() }) }
+        }
+    }
+
     /// Runs `xferbatch args...` in the repository with exactly `environment` (plus PATH).
-    static func run(_ args: [String], environment: [String: String] = [:]) throws -> Result {
+    private static func runBlocking(_ args: [String], environment: [String: String]) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = args
@@ -46,7 +62,7 @@ struct CommandRunner {
     }
 
     /// Runs any program (python3 for the schema checks).
-    static func runTool(_ path: String, _ args: [String]) throws -> Result {
+    private static func runToolBlocking(_ path: String, _ args: [String]) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [path] + args

@@ -4,50 +4,50 @@ import Testing
 @Suite("xferbatch plan")
 struct PlanCommandTests {
     /// Plan output with the repository's absolute path replaced, so snapshots hold anywhere.
-    func plan(_ args: [String], environment: [String: String] = [:]) throws -> String {
-        let result = try CommandRunner.run(["plan"] + args, environment: environment)
+    func plan(_ args: [String], environment: [String: String] = [:]) async throws -> String {
+        let result = try await CommandRunner.run(["plan"] + args, environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         return result.stdout.replacingOccurrences(of: CommandRunner.repository.path, with: "<repo>")
     }
 
-    @Test func textShowsWavesSettingsAndWarnings() throws {
-        try Snapshot.assert(try plan(["examples/nightly-sync.json"]), named: "plan-nightly-sync.txt")
+    @Test func textShowsWavesSettingsAndWarnings() async throws {
+        try Snapshot.assert(try await plan(["examples/nightly-sync.json"]), named: "plan-nightly-sync.txt")
     }
 
-    @Test func textOfTheQuickstart() throws {
-        try Snapshot.assert(try plan(["examples/quickstart.json"]), named: "plan-quickstart.txt")
+    @Test func textOfTheQuickstart() async throws {
+        try Snapshot.assert(try await plan(["examples/quickstart.json"]), named: "plan-quickstart.txt")
     }
 
-    @Test func jsonOfTheMirrorExample() throws {
-        try Snapshot.assert(try plan(["examples/mirror.json", "--format", "json", "--pretty"], environment: ["HOME": "/home/user"]),
+    @Test func jsonOfTheMirrorExample() async throws {
+        try Snapshot.assert(try await plan(["examples/mirror.json", "--format", "json", "--pretty"], environment: ["HOME": "/home/user"]),
                             named: "plan-mirror.json")
     }
 
-    @Test func dotOfTheNightlySync() throws {
-        try Snapshot.assert(try plan(["examples/nightly-sync.json", "--format", "dot"]), named: "plan-nightly-sync.dot")
+    @Test func dotOfTheNightlySync() async throws {
+        try Snapshot.assert(try await plan(["examples/nightly-sync.json", "--format", "dot"]), named: "plan-nightly-sync.dot")
     }
 
-    @Test func mermaidOfTheNightlySync() throws {
-        try Snapshot.assert(try plan(["examples/nightly-sync.json", "--format", "mermaid"]), named: "plan-nightly-sync.mmd")
+    @Test func mermaidOfTheNightlySync() async throws {
+        try Snapshot.assert(try await plan(["examples/nightly-sync.json", "--format", "mermaid"]), named: "plan-nightly-sync.mmd")
     }
 
-    @Test func theEnvironmentChangesTheEffectivePlan() throws {
-        let text = try plan(["examples/ci-artifacts.json"], environment: ["CI_TOKEN": "t0ps3cret", "BUILD_ID": "777"])
+    @Test func theEnvironmentChangesTheEffectivePlan() async throws {
+        let text = try await plan(["examples/ci-artifacts.json"], environment: ["CI_TOKEN": "t0ps3cret", "BUILD_ID": "777"])
         #expect(text.contains("/builds/777/artifacts/linux-x64.zip"))
         #expect(!text.contains("CI_TOKEN is not set"))
         #expect(!text.contains("t0ps3cret"), "a secret's value must never be printed")
     }
 
-    @Test func anUnknownFormatIsAUsageError() throws {
-        let result = try CommandRunner.run(["plan", "examples/mirror.json", "--format", "yaml"])
+    @Test func anUnknownFormatIsAUsageError() async throws {
+        let result = try await CommandRunner.run(["plan", "examples/mirror.json", "--format", "yaml"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("yaml"))
     }
 
-    @Test func planTouchesNothing() throws {
+    @Test func planTouchesNothing() async throws {
         let out = CommandRunner.repository.appendingPathComponent("examples/out")
         let existed = FileManager.default.fileExists(atPath: out.path)
-        _ = try plan(["examples/nightly-sync.json", "--format", "json"])
+        _ = try await plan(["examples/nightly-sync.json", "--format", "json"])
         #expect(FileManager.default.fileExists(atPath: out.path) == existed)
     }
 }
@@ -55,14 +55,14 @@ struct PlanCommandTests {
 @Suite("xferbatch --help")
 struct HelpTests {
     @Test(arguments: [["--help"], ["plan", "--help"], ["validate", "--help"], ["run", "--help"]])
-    func helpMatchesItsSnapshot(args: [String]) throws {
-        let result = try CommandRunner.run(args, environment: ["COLUMNS": "100"])
+    func helpMatchesItsSnapshot(args: [String]) async throws {
+        let result = try await CommandRunner.run(args, environment: ["COLUMNS": "100"])
         #expect(result.status == 0)
         try Snapshot.assert(result.stdout, named: "help-\(args.dropLast().joined(separator: "-").isEmpty ? "root" : args[0]).txt")
     }
 
-    @Test func versionNamesTheCLibraries() throws {
-        let result = try CommandRunner.run(["--version"])
+    @Test func versionNamesTheCLibraries() async throws {
+        let result = try await CommandRunner.run(["--version"])
         #expect(result.status == 0)
         #expect(result.stdout.range(of: #"^xferbatch \d+\.\d+\.\d+ \(libcurl \d+\.\d+\.\d+, libarchive \d+\.\d+\.\d+\)\n$"#, options: .regularExpression) != nil)
     }

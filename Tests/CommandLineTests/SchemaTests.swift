@@ -7,8 +7,8 @@ import Testing
 struct SchemaTests {
     static let checker = "Tests/Manifests/check_schema.py"
 
-    func check(_ schema: String, _ files: [String]) throws -> CommandRunner.Result {
-        try CommandRunner.runTool("python3", [Self.checker, schema] + files)
+    func check(_ schema: String, _ files: [String]) async throws -> CommandRunner.Result {
+        try await CommandRunner.runTool("python3", [Self.checker, schema] + files)
     }
 
     static func files(in folder: String) -> [String] {
@@ -17,23 +17,23 @@ struct SchemaTests {
         return names.filter { $0.hasSuffix(".json") }.sorted().map { "\(folder)/\($0)" }
     }
 
-    @Test func theSchemasAreValidDraft2020_12() throws {
-        let result = try CommandRunner.runTool("python3", [Self.checker, "--meta", "schemas/manifest.schema.json", "schemas/plan.schema.json"])
+    @Test func theSchemasAreValidDraft2020_12() async throws {
+        let result = try await CommandRunner.runTool("python3", [Self.checker, "--meta", "schemas/manifest.schema.json", "schemas/plan.schema.json"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     }
 
-    @Test func everyExampleMatchesTheManifestSchema() throws {
+    @Test func everyExampleMatchesTheManifestSchema() async throws {
         let examples = Self.files(in: "examples")
         #expect(examples.count >= 5)
-        let result = try check("schemas/manifest.schema.json", examples)
+        let result = try await check("schemas/manifest.schema.json", examples)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     }
 
     @Test(arguments: SchemaTests.files(in: "Tests/Manifests/invalid"))
-    func everyInvalidManifestIsRejectedByBoth(file: String) throws {
-        let schema = try check("schemas/manifest.schema.json", ["--expect-invalid", file])
+    func everyInvalidManifestIsRejectedByBoth(file: String) async throws {
+        let schema = try await check("schemas/manifest.schema.json", ["--expect-invalid", file])
         #expect(schema.status == 0, "the schema accepted \(file): \(schema.stdout)\(schema.stderr)")
-        let ours = try CommandRunner.run(["validate", file])
+        let ours = try await CommandRunner.run(["validate", file])
         #expect(ours.status == 2, "xferbatch accepted \(file)")
         #expect(!ours.stderr.isEmpty)
     }
@@ -42,19 +42,19 @@ struct SchemaTests {
         #expect(Self.files(in: "Tests/Manifests/invalid").count >= 10)
     }
 
-    @Test func everyPlanMatchesThePlanSchema() throws {
+    @Test func everyPlanMatchesThePlanSchema() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-plans-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         var plans: [String] = []
         for example in Self.files(in: "examples") {
-            let result = try CommandRunner.run(["plan", "--format", "json", example])
+            let result = try await CommandRunner.run(["plan", "--format", "json", example])
             #expect(result.status == 0)
             let file = folder.appendingPathComponent(URL(fileURLWithPath: example).lastPathComponent)
             try result.stdout.write(to: file, atomically: true, encoding: .utf8)
             plans.append(file.path)
         }
-        let result = try check("schemas/plan.schema.json", plans)
+        let result = try await check("schemas/plan.schema.json", plans)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     }
 }

@@ -6,20 +6,20 @@ struct ValidateCommandTests {
     static let examples = ["quickstart", "nightly-sync", "ci-artifacts", "multipart-upload", "mirror"]
 
     @Test(arguments: examples)
-    func everyExampleIsValid(name: String) throws {
-        let result = try CommandRunner.run(["validate", "examples/\(name).json"])
+    func everyExampleIsValid(name: String) async throws {
+        let result = try await CommandRunner.run(["validate", "examples/\(name).json"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("ok: "))
         #expect(result.stderr.isEmpty)
     }
 
-    @Test func printsCountsByKind() throws {
-        let result = try CommandRunner.run(["validate", "examples/nightly-sync.json"])
+    @Test func printsCountsByKind() async throws {
+        let result = try await CommandRunner.run(["validate", "examples/nightly-sync.json"])
         #expect(result.stdout == "ok: 5 jobs (3 downloads, 1 upload, 1 archive)\n")
     }
 
-    @Test func invalidManifestsExitWithCode2AndOneLinePerProblem() throws {
-        let result = try CommandRunner.run(["validate", "Tests/Manifests/invalid/unknown-keys.json"])
+    @Test func invalidManifestsExitWithCode2AndOneLinePerProblem() async throws {
+        let result = try await CommandRunner.run(["validate", "Tests/Manifests/invalid/unknown-keys.json"])
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr == """
@@ -29,14 +29,14 @@ struct ValidateCommandTests {
             """)
     }
 
-    @Test func aMissingManifestExitsWith2() throws {
-        let result = try CommandRunner.run(["validate", "does-not-exist.json"])
+    @Test func aMissingManifestExitsWith2() async throws {
+        let result = try await CommandRunner.run(["validate", "does-not-exist.json"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("does-not-exist.json: cannot read the file"))
     }
 
-    @Test func aMissingArgumentIsAUsageErrorWithCode2() throws {
-        let result = try CommandRunner.run(["validate"])
+    @Test func aMissingArgumentIsAUsageErrorWithCode2() async throws {
+        let result = try await CommandRunner.run(["validate"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("Missing expected argument '<manifest>'"))
     }

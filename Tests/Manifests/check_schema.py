@@ -4,6 +4,7 @@ Usage:
   check_schema.py SCHEMA FILE...                  every FILE must be valid
   check_schema.py SCHEMA --expect-invalid FILE... every FILE must be invalid
   check_schema.py --meta SCHEMA...                each SCHEMA must be a valid schema
+  check_schema.py SCHEMA --lines FILE...          every line of every FILE must be valid (JSON Lines)
 Exit 0 when every expectation holds; prints one line per file.
 """
 import json
@@ -20,6 +21,16 @@ def main(argv):
         return 0
     schema = json.load(open(argv[0], encoding="utf-8"))
     validator = jsonschema.Draft202012Validator(schema)
+    if argv[1] == "--lines":
+        ok = True
+        for path in argv[2:]:
+            for number, line in enumerate(open(path, encoding="utf-8"), 1):
+                errors = [e.message for e in validator.iter_errors(json.loads(line))]
+                if errors:
+                    print(f"{path}:{number}: " + "; ".join(errors[:3]))
+                    ok = False
+        print("checked" if ok else "invalid lines found")
+        return 0 if ok else 1
     expect_invalid = argv[1] == "--expect-invalid"
     files = argv[2:] if expect_invalid else argv[1:]
     ok = True

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import XferFixtures
+
+/// `xferbatch run` end to end: the real binary, the real engine, fixture servers on two
+/// loopback hosts.
+@Suite("xferbatch run")
+struct RunCommandTests {
+    final class Scratch: @unchecked Sendable {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-run-\(UUID().uuidString)")
+        init() throws { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        deinit { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    @Test func twoHundredJobsWithTransientAndPermanentFailures() async throws {
+        let scratch = try Scratch()
+        let a = try await FixtureServer.start(host: "127.0.0.1")
+        let b = try await FixtureServer.start(host: "127.0.0.2")
+        var jobs: [String] = []
+        var transient = Set<Int>(), permanent: Set<Int> = [50, 120]
+        var dependsOn: [Int: Int] = [:]
+        for i in 0..<200 {
+            let server = i % 2 == 0 ? a : b
+            let name = "f\(i).bin"
+            if !permanent.contains(i) { server.addFile(name, Array("content of \(i)\n".utf8)) }
+            if i % 10 == 3 {
+                transient.insert(i)
+                server.script("/files/\(name)", [.status(503), .status(503)])
+            }
+            var job = #"{"id": "j\#(i)""#
+            if i >= 10, i % 4 == 0 {
+                dependsOn[i] = i - 10
+                job += #", "dependsOn": ["j\#(i - 10)"]"#
+            }
+            job += #", "download": {"url": "\#(server.baseURL)/files/\#(name)", "to": "\#(name)"}}"#
+            jobs.append(job)
+        }
+        _ = permanent.remove(-1)
+        let manifest = #"""
+            {"version": 1, "outputDir": "out", "limits": {"concurrency": 6, "perHost": 4},
+             "defaults": {"retry": {"attempts": 4, "initialDelay": "10ms", "maxDelay": "50ms"}},
+             "jobs": [\#(jobs.joined(separator: ",\n"))]}
+            """#
+        try manifest.write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "--report", scratch.path("report.json"),
+                                            "--events", scratch.path("events.jsonl")])
+        await a.stop()
+        await b.stop()
+        #expect(result.status == 1, "\(result.stderr.suffix(2000))")
+
+        // Expected: the permanent ones fail, everything downstream of them is skipped.
+        var skipped = Set<Int>()
+        for i in 0..<200 {
+            if let d = dependsOn[i], permanent.contains(d) || skipped.contains(d) { skipped.insert(i) }
+        }
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("report.json")))) as? [String: Any]
+        let reported = try #require(report?["jobs"] as? [[String: Any]])
+        #expect(reported.count == 200)
+        for (i, job) in reported.enumerated() {
+            let expected = permanent.contains(i) ? "failed" : skipped.contains(i) ? "skipped" : "succeeded"
+            #expect(job["status"] as? String == expected, "j\(i)")
+            if transient.contains(i), !skipped.contains(i) {
+                #expect((job["attempts"] as? [Any])?.count == 3, "j\(i) failed twice, then succeeded")
+            }
+        }
+        #expect(FileManager.default.contents(atPath: scratch.path("out/f199.bin")) == Data("content of 199\n".utf8))
+
+        let schema = try await CommandRunner.runTool("python3", ["Tests/Manifests/check_schema.py", "schemas/report.schema.json", scratch.path("report.json")])
+        #expect(schema.status == 0, "\(schema.stdout)")
+        let events = try await CommandRunner.runTool("python3", ["Tests/Manifests/check_schema.py", "schemas/events.schema.json", "--lines", scratch.path("events.jsonl")])
+        #expect(events.status == 0, "\(events.stdout)")
+
+        #expect(a.maxConcurrentRequests <= 4)
+        #expect(b.maxConcurrentRequests <= 4)
+        #expect(FixtureServer.maxOverlap(a.requestIntervals + b.requestIntervals) <= 6)
+        #expect(result.stdout.contains("failed  j50"))
+    }
+
+    @Test func aSuccessfulRunExitsZeroAndSaysWhereTheReportIs() async throws {
+        let scratch = try Scratch()
+        let server = try await FixtureServer.start()
+        server.addFile("a.txt", Array("hello\n".utf8))
+        try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "a", "download": {"url": "\#(server.baseURL)/files/a.txt", "to": "a.txt"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "--report", scratch.path("r.json")])
+        await server.stop()
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("Done: 1 succeeded of 1 jobs"))
+        #expect(result.stdout.contains("Report: \(scratch.path("r.json"))"))
+        #expect(result.stderr.contains("] done     a 6 B in"))
+        #expect(!result.stderr.contains("\u{1B}"), "no control characters in logs")
+    }
+
+    @Test func sigintStopsTheRunWritesTheReportAndExits130() async throws {
+        let scratch = try Scratch()
+        let server = try await FixtureServer.start()
+        server.addFile("slow.bin", Array(repeating: 7, count: 1_000_000))
+        server.script("/files/slow.bin", [.drip(bytesPerSecond: 10_000)])
+        try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "slow", "download": {"url": "\#(server.baseURL)/files/slow.bin", "to": "slow.bin"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = CommandRunner.binary
+        process.arguments = ["run", scratch.path("m.json"), "--report", scratch.path("r.json")]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Wait (bounded) until the transfer has started on the server, then interrupt.
+        for _ in 0..<500 where server.requests(to: "/files/slow.bin").isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        kill(process.processIdentifier, SIGINT)
+        let stdout: String = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                _ = err.fileHandleForReading.readDataToEndOfFile()
+                continuation.resume(returning: text)
+            }
+        }
+        for _ in 0..<500 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        await server.stop()
+        #expect(process.terminationStatus == 130)
+        #expect(stdout.hasPrefix("Interrupted: 0 succeeded, 1 cancelled of 1 jobs"))
+        #expect(FileManager.default.fileExists(atPath: scratch.path("r.json")))
+        #expect(FileManager.default.fileExists(atPath: scratch.path("out/slow.bin.xferpart")), "the partial file stays")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/slow.bin")))
+    }
+}
