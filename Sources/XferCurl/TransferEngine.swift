@@ -32,7 +32,6 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     /// new command need `curl_multi_wakeup` (a write to libcurl's wakeup socket).
     private let polling = Atomic<Bool>(false)
     private let logger: Logger
-    private var thread: Thread?
 
     /// Starts the engine's thread. Fails only if libcurl cannot initialise.
     public init(logger: Logger = Logger(label: "xferbatch.engine"), maxConnectionsPerHost: Int = 0) throws(TransferError) {
@@ -52,10 +51,11 @@ public final class TransferEngine: Transport, @unchecked Sendable {
                 throw TransferError(kind: .local, code: "CURLMcode \(code.rawValue)", message: String(cString: curl_multi_strerror(code)))
             }
         }
+        // The thread keeps the engine alive until its loop ends (after `shutdown()`); the
+        // engine keeps no reference to the thread, so there is no cycle.
         let thread = Thread { [self] in runLoop() }
         thread.name = "xferbatch-curl"
         thread.stackSize = 1 << 20
-        self.thread = thread
         thread.start()
     }
 

@@ -10,8 +10,9 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run the manifest's transfers, in dependency order, within its limits.",
         discussion: """
-            Progress goes to stderr, one plain line per job event (and a progress line every \
-            --progress-interval); the closing summary goes to stdout.
+            Progress goes to stderr: on a terminal, a live display of the transfers under way; \
+            otherwise one plain line per job event and a progress line every --progress-interval. \
+            The closing summary goes to stdout.
 
             SIGINT or SIGTERM stops starting new jobs, cancels transfers (partial files stay), \
             writes the report and exits 130 or 143; a second SIGINT exits at once.
@@ -27,6 +28,9 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Write the run report (JSON, schemas/report.schema.json) to this file.", valueName: "file"))
     var report: String?
+
+    @Option(help: ArgumentHelp("Write a JUnit XML report (one test case per job) to this file.", valueName: "file"))
+    var junit: String?
 
     @Option(help: ArgumentHelp("Write events as JSON Lines to this file, or - for stdout.", valueName: "file"))
     var events: String?
@@ -64,7 +68,16 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.jobsFailed.rawValue)
         }
         var sinks: [any EventSink] = []
-        if !quiet { sinks.append(PlainTextEventSink(clock: clock) { StandardStreams.writeError($0) }) }
+        let board = ProgressBoard()
+        let display = !quiet && Terminal.isTerminal(fileDescriptor: 2)
+            ? TerminalDisplay(board: board, clock: clock, width: Terminal.width(fileDescriptor: 2),
+                              color: environment["NO_COLOR"] == nil) { StandardStreams.writeError($0) }
+            : nil
+        if let display {
+            sinks.append(display)
+        } else if !quiet {
+            sinks.append(PlainTextEventSink(clock: clock) { StandardStreams.writeError($0) })
+        }
         if let events {
             guard let sink = JSONLinesFile.open(events) else {
                 StandardStreams.writeError("xferbatch: cannot write events to \(events)\n")
@@ -72,7 +85,6 @@ struct RunCommand: AsyncParsableCommand {
             }
             sinks.append(JSONLinesEventSink(clock: clock, write: sink))
         }
-        let board = ProgressBoard()
         let lines = ProgressLines(board: board)
         sinks.append(lines)
         let executor = Executor(plan: plan, transport: engine, clock: clock, events: FanOutEventSink(sinks),
@@ -81,14 +93,24 @@ struct RunCommand: AsyncParsableCommand {
         let runTask = Task { await executor.run() }
         let signals = InterruptHandler { runTask.cancel() }
         let ticker = quiet ? nil : Task {
-            let interval = DurationText.parse(progressInterval) ?? .seconds(30)
-            while !Task.isCancelled {
-                try await Task.sleep(for: interval)
-                StandardStreams.writeError("[\(PlainTextEventSink.seconds(clock.now()))] \(lines.line())\n")
+            if let display {
+                // A terminal: redraw at most ten times a second.
+                while !Task.isCancelled {
+                    display.redraw()
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            } else {
+                let interval = DurationText.parse(progressInterval) ?? .seconds(30)
+                while !Task.isCancelled {
+                    try await Task.sleep(for: interval)
+                    StandardStreams.writeError("[\(PlainTextEventSink.seconds(clock.now()))] \(lines.line())\n")
+                }
             }
         }
         let result = await runTask.value
         ticker?.cancel()
+        _ = await ticker?.result
+        display?.finish()
         engine.shutdown()
         if let report {
             let fingerprint = Self.sha256(ofFile: options.manifest)
@@ -96,6 +118,9 @@ struct RunCommand: AsyncParsableCommand {
             if !FileManager.default.createFile(atPath: report, contents: Data(bytes)) {
                 StandardStreams.writeError("xferbatch: cannot write the report to \(report)\n")
             }
+        }
+        if let junit, !FileManager.default.createFile(atPath: junit, contents: Data(JUnitReport(result: result, plan: plan).xml().utf8)) {
+            StandardStreams.writeError("xferbatch: cannot write the JUnit report to \(junit)\n")
         }
         StandardStreams.write(result.summaryText())
         if let report { StandardStreams.write("Report: \(report)\n") }

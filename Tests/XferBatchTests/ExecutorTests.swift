@@ -221,3 +221,32 @@ struct ExecutorTests {
         #expect(result.job("pic")?.result?.destination == t.folder.path + "/in/功.png")
     }
 }
+
+@Suite("Executor: limits and reports")
+struct ExecutorLimitTests {
+    typealias E = ExecutorTesting
+
+    @Test func theBandwidthCapIsSharedOutSoTheSumNeverExceedsIt() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        for i in 0..<3 { t.transport.script("https://x.org/\(i)", [.body([1])]) }
+        let plan = try t.plan(jobs: (0..<3).map { E.download("j\($0)", "https://x.org/\($0)") }.joined(separator: ","),
+                              limits: #"{"concurrency": 4, "bandwidth": "3MiB/s"}"#)
+        _ = await t.run(plan)
+        // Three transfers, four slots: each may use a third of the cap.
+        #expect(t.transport.requests.allSatisfy { $0.options.maxBytesPerSecond == 1_048_576 })
+    }
+
+    @Test func junitHasOneCaseperJobWithFailuresAndSkips() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/ok", [.body([1])])
+        t.transport.script("https://x.org/bad", [.failure(TransferError(kind: .permanent, code: "HTTP 404", message: "not <found>"))])
+        let plan = try t.plan(jobs: [E.download("ok", "https://x.org/ok"), E.download("bad", "https://x.org/bad"),
+                                     E.download("after", "https://x.org/after", extra: #", "dependsOn": ["bad"]"#)].joined(separator: ","))
+        let xml = JUnitReport(result: await t.run(plan), plan: plan).xml()
+        #expect(xml.contains(#"<testsuites name="xferbatch" tests="3" failures="1" skipped="1""#))
+        #expect(xml.contains(#"<failure message="HTTP 404: not &lt;found&gt;" type="permanent">"#))
+        #expect(xml.contains(#"<skipped message="dependency bad failed"/>"#))
+    }
+}

@@ -52,7 +52,8 @@ public final class Executor: Sendable {
     public func run() async -> RunResult {
         let startedAt = clock.now()
         let runner = JobRunner(transport: transport, secrets: SecretResolver(environment: environment), claims: PathClaims(),
-                               outputs: RunOutputs(), outputDirectory: plan.outputDirectory)
+                               outputs: RunOutputs(), outputDirectory: plan.outputDirectory,
+                               bandwidthPerTransfer: Self.bandwidthPerTransfer(plan))
         var scheduler = RunScheduler(plan: plan, failFast: options.failFast)
         events.handle(.runStarted(jobs: plan.jobs.count, name: plan.name))
         var interrupted = false
@@ -148,6 +149,14 @@ public final class Executor: Sendable {
         case .cancelled(let j):
             events.handle(.jobCancelled(id: plan.jobs[j].id))
         }
+    }
+
+    /// The aggregate cap split evenly over the slots transfers can use at once. Simple
+    /// and never above the cap; it under-uses the cap while fewer transfers run.
+    static func bandwidthPerTransfer(_ plan: Plan) -> Int64? {
+        guard let total = plan.limits.bandwidth else { return nil }
+        let transfers = plan.jobs.count - plan.count(.archive)
+        return max(1, total / Int64(max(1, min(plan.limits.concurrency, transfers))))
     }
 
     /// Paths relative to the manifest's folder when inside it, for shorter log lines.

@@ -12,6 +12,9 @@ struct JobRunner: Sendable {
     let claims: PathClaims
     let outputs: RunOutputs
     let outputDirectory: String
+    /// Bytes per second each transfer may use: `limits.bandwidth` split evenly over the
+    /// transfer slots (nil: unlimited). See `Limits.bandwidth`.
+    let bandwidthPerTransfer: Int64?
     let userAgent = "xferbatch/\(XferBatchVersion.current)"
 
     func attempt(_ job: PlannedJob, progress: TransferProgress) async -> Result<AttemptResult, JobFailure> {
@@ -35,6 +38,7 @@ struct JobRunner: Sendable {
                                               proxy: t.proxy, sshKnownHosts: t.knownHosts, sshPrivateKey: t.privateKey,
                                               userAgent: userAgent)
         options.maxRedirects = TransferRequest.Options.defaultMaxRedirects
+        options.maxBytesPerSecond = bandwidthPerTransfer
         return TransferRequest(url: url.string, headers: try secrets.headers(t.headers), auth: try secrets.auth(t.auth),
                                options: options)
     }

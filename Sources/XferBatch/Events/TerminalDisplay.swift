@@ -1,0 +1,136 @@
+import Synchronization
+
+/// The live display for a terminal: event lines scroll above a block that is redrawn
+/// (at most ten times a second, by `redraw()`, from polled counters) with one line per
+/// active transfer and an overall line.
+///
+///     dataset  [##########----------]  2.0 MiB/4.0 MiB  12.5 MiB/s  ETA 1s
+///     3/6 jobs done, 0 failed · 2.1 MiB · 12.4 MiB/s · ETA 1s
+///
+/// Honours the terminal width; colour (bold overall line) only without `NO_COLOR`.
+/// `finish()` erases the block, so only the event lines and the summary remain.
+public final class TerminalDisplay: EventSink {
+    private struct State {
+        var linesDrawn = 0
+        var total = 0
+        var finished = 0
+        var failed = 0
+        var bytesDone: Int64 = 0
+        var samples: [String: (bytes: Int64, at: Duration, rate: Double)] = [:]
+        var overallRate: Double = 0
+        var lastOverall: (bytes: Int64, at: Duration)?
+    }
+
+    private let state = Mutex(State())
+    private let board: ProgressBoard
+    private let clock: any ExecutionClock
+    private let width: Int
+    private let color: Bool
+    private let write: @Sendable (String) -> Void
+    private let plainLines: PlainTextEventSink
+
+    public init(board: ProgressBoard, clock: any ExecutionClock, width: Int, color: Bool, write: @escaping @Sendable (String) -> Void) {
+        self.board = board
+        self.clock = clock
+        self.width = max(40, width)
+        self.color = color
+        self.write = write
+        self.plainLines = PlainTextEventSink(clock: clock, write: write)
+    }
+
+    public func handle(_ event: RunEvent) {
+        state.withLock { s in
+            switch event {
+            case .runStarted(let jobs, _): s.total = jobs
+            case .jobSucceeded(_, let bytes, _, _):
+                s.finished += 1
+                s.bytesDone += bytes
+            case .jobFailed:
+                s.finished += 1
+                s.failed += 1
+            case .jobSkipped, .jobCancelled: s.finished += 1
+            default: break
+            }
+            if case .jobStarted = event { return }  // the block shows running jobs
+            write(erase(s.linesDrawn))
+            s.linesDrawn = 0
+            plainLines.handle(event)
+        }
+    }
+
+    /// Redraws the block; call periodically (the command does, ten times a second).
+    public func redraw() {
+        let active = board.snapshot()
+        let now = clock.now()
+        state.withLock { s in
+            var lines: [String] = []
+            let room = 8
+            for entry in active.prefix(room) {
+                lines.append(line(for: entry, now: now, state: &s))
+            }
+            if active.count > room { lines.append("… and \(active.count - room) more") }
+            let inFlight = active.reduce(Int64(0)) { $0 + $1.bytesDone }
+            let moved = s.bytesDone + inFlight
+            if let last = s.lastOverall, now > last.at {
+                let instant = Double(moved - last.bytes) / seconds(now - last.at)
+                s.overallRate = s.overallRate == 0 ? instant : 0.7 * s.overallRate + 0.3 * instant
+            }
+            s.lastOverall = (moved, now)
+            var overall = "\(s.finished)/\(s.total) jobs done, \(s.failed) failed · \(ByteSize.format(moved)) · \(ByteSize.format(Int64(s.overallRate)))/s"
+            overall = String(overall.prefix(width - 1))
+            lines.append(color ? "\u{1B}[1m\(overall)\u{1B}[0m" : overall)
+            var text = erase(s.linesDrawn)
+            for l in lines { text += l + "\n" }
+            s.linesDrawn = lines.count
+            write(text)
+        }
+    }
+
+    /// Erases the block (before the summary is printed).
+    public func finish() {
+        state.withLock { s in
+            write(erase(s.linesDrawn))
+            s.linesDrawn = 0
+        }
+    }
+
+    private func line(for entry: ProgressBoard.Entry, now: Duration, state s: inout State) -> String {
+        var rate = s.samples[entry.id]?.rate ?? 0
+        if let last = s.samples[entry.id], now > last.at {
+            let instant = Double(entry.bytesDone - last.bytes) / seconds(now - last.at)
+            rate = rate == 0 ? instant : 0.7 * rate + 0.3 * instant
+        }
+        s.samples[entry.id] = (entry.bytesDone, now, rate)
+        let name = String(entry.id.prefix(16)).padding(16)
+        var sizes = ByteSize.format(entry.bytesDone)
+        var eta = ""
+        var fraction: Double? = nil
+        if let total = entry.bytesExpected, total > 0 {
+            sizes += "/" + ByteSize.format(total)
+            fraction = min(1, Double(entry.bytesDone) / Double(total))
+            if rate > 0 { eta = "  ETA \(Int((Double(total - entry.bytesDone) / rate).rounded()))s" }
+        }
+        let tail = "  \(sizes)  \(ByteSize.format(Int64(rate)))/s\(eta)"
+        let barWidth = max(0, min(30, width - name.count - tail.count - 4))
+        var bar = ""
+        if barWidth >= 5 {
+            let filled = Int((fraction ?? 0) * Double(barWidth))
+            bar = " [" + String(repeating: "#", count: filled) + String(repeating: fraction == nil ? "?" : "-", count: barWidth - filled) + "]"
+        }
+        return String((name + bar + tail).prefix(width - 1))
+    }
+
+    /// Cursor up `lines` and clear to the end of the screen.
+    private func erase(_ lines: Int) -> String {
+        lines == 0 ? "" : "\u{1B}[\(lines)F\u{1B}[J"
+    }
+
+    private func seconds(_ d: Duration) -> Double { max(0.001, Double(DurationText.milliseconds(d)) / 1000) }
+}
+
+extension String {
+    /// Padded with spaces to `width` characters.
+    func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}
