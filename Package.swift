@@ -87,6 +87,10 @@ let package = Package(
             dependencies: ["XferBatch", "XferCurl", "XferFixtures"]
         ),
         .testTarget(
+            name: "XferArchiveTests",
+            dependencies: ["XferArchive"]
+        ),
+        .testTarget(
             name: "XferCurlTests",
             dependencies: ["XferCurl", "XferFixtures", .product(name: "Crypto", package: "swift-crypto")]
         ),

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(pkg-config libcurl4-openssl-dev libarchive-dev)
 if [[ "${1:-}" == "--for-tests" ]]; then
   # Real servers and readers the integration tests meet, and Python's jsonschema.
-  packages+=(nginx-core vsftpd openssh-server openssh-client libarchive-tools zstd)
+  packages+=(nginx-core vsftpd openssh-server openssh-client libarchive-tools zstd openssl)
 fi
 
 as_root() {

@@ -133,6 +133,45 @@ extension RealServer {
         }
     }
 
+    /// nginx over TLS with a self-signed certificate for 127.0.0.1 (`cert.pem`), serving
+    /// `www/`; `/to-http` redirects to a plain-http URL.
+    static func nginxTLS() throws -> RealServer? {
+        guard let program = try program("/usr/sbin/nginx", package: "nginx-core"),
+              let openssl = try self.program("/usr/bin/openssl", package: "openssl") else { return nil }
+        return try start(name: "nginx-tls", program: program, arguments: { folder, _ in ["-c", folder.path + "/nginx.conf", "-p", folder.path] }) { folder, port in
+            let d = folder.path
+            try FileManager.default.createDirectory(atPath: d + "/www", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: d + "/tmp", withIntermediateDirectories: true)
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: openssl)
+            p.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", d + "/key.pem", "-out", d + "/cert.pem",
+                           "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+            p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            try p.run()
+            for _ in 0..<1000 where p.isRunning { usleep(10_000) }
+            try """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            pid \(d)/nginx.pid;
+            error_log \(d)/error.log;
+            events { worker_connections 256; }
+            http {
+              access_log off;
+              client_body_temp_path \(d)/tmp/body; proxy_temp_path \(d)/tmp/proxy; fastcgi_temp_path \(d)/tmp/fcgi;
+              uwsgi_temp_path \(d)/tmp/uwsgi; scgi_temp_path \(d)/tmp/scgi;
+              server {
+                listen 127.0.0.1:\(port) ssl;
+                ssl_certificate \(d)/cert.pem;
+                ssl_certificate_key \(d)/key.pem;
+                root \(d)/www;
+                location = /to-http { return 302 http://127.0.0.1:1/plain.txt; }
+              }
+            }
+            """.write(toFile: d + "/nginx.conf", atomically: true, encoding: .utf8)
+        }
+    }
+
     /// vsftpd with anonymous access to `ftp/`, uploads allowed under `ftp/pub/`.
     static func vsftpd() throws -> RealServer? {
         guard let program = try program("/usr/sbin/vsftpd", package: "vsftpd") else { return nil }

@@ -122,4 +122,39 @@ struct RealServerTests {
             } throws: { ($0 as? TransferError)?.code == "known-hosts" }
         }
     }
+
+    @Test func tlsIsVerifiedByDefaultAndHTTPSNeverRedirectsToHTTPUnlessAllowed() async throws {
+        guard let tls = try RealServer.nginxTLS() else { return }
+        defer { tls.stop() }
+        try tls.write("www/s.txt", Array("secret stuff\n".utf8))
+        let base = "https://127.0.0.1:\(tls.port)"
+        try await withEngine { engine, _ in
+            await #expect {
+                _ = try await engine.perform(TransferRequest(url: base + "/s.txt"), progress: TransferProgress())
+            } throws: { ($0 as? TransferError)?.kind == .permanent && ($0 as? TransferError)?.code == "CURLE_PEER_FAILED_VERIFICATION" }
+
+            var trusted = TransferRequest(url: base + "/s.txt")
+            trusted.options.caFile = tls.path("cert.pem")
+            let verified = try await engine.perform(trusted, progress: TransferProgress())
+            #expect(String(decoding: verified.body, as: UTF8.self) == "secret stuff\n")
+
+            var insecure = TransferRequest(url: base + "/s.txt")
+            insecure.options.insecure = true
+            let unverified = try await engine.perform(insecure, progress: TransferProgress())
+            #expect(unverified.status == 200)
+
+            var downgrade = TransferRequest(url: base + "/to-http")
+            downgrade.options.caFile = tls.path("cert.pem")
+            await #expect {
+                _ = try await engine.perform(downgrade, progress: TransferProgress())
+            } throws: { error in
+                let e = error as? TransferError
+                return e?.kind == .permanent && e?.code == "CURLE_UNSUPPORTED_PROTOCOL" && e?.message.contains("https URL may not lead to http") == true
+            }
+            downgrade.options.allowInsecureRedirects = true
+            await #expect {
+                _ = try await engine.perform(downgrade, progress: TransferProgress())
+            } throws: { ($0 as? TransferError)?.code == "CURLE_COULDNT_CONNECT" }  // it followed; nothing listens there
+        }
+    }
 }

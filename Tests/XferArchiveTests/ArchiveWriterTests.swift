@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import XferArchive
+
+@Suite("Archive writer")
+struct ArchiveWriterTests {
+    final class Scratch: @unchecked Sendable {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-archive-\(UUID().uuidString)")
+        init() throws { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        deinit { try? FileManager.default.removeItem(at: folder) }
+
+        func entries() throws -> [ArchiveWriter.Entry] {
+            let big = (0..<700_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            try Data(big).write(to: folder.appendingPathComponent("big.bin"))
+            try Data("hello\n".utf8).write(to: folder.appendingPathComponent("a.txt"))
+            return [ArchiveWriter.Entry(name: "bundle/a.txt", sourcePath: path("a.txt")),
+                    ArchiveWriter.Entry(name: "bundle/big.bin", sourcePath: path("big.bin"))]
+        }
+    }
+
+    /// `bsdtar -tvf` (Debian's libarchive-tools): a reader we did not write.
+    func list(_ archive: String) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/bsdtar")
+        p.arguments = ["-tf", archive]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return text
+    }
+
+    @Test(arguments: ArchiveWriter.Format.allCases)
+    func everyFormatIsReadBackByBsdtar(format: ArchiveWriter.Format) throws {
+        let s = try Scratch()
+        let archive = s.path("out.\(format.rawValue)")
+        let result = try ArchiveWriter.write(try s.entries(), to: archive, format: format, level: nil, reproducible: false)
+        #expect(result.entries == 2)
+        #expect(result.bytesIn == 700_006)
+        #expect(result.bytesOut > 0)
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/bsdtar") else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("bsdtar missing: install libarchive-tools") }
+            return
+        }
+        #expect(try list(archive) == "bundle/a.txt\nbundle/big.bin\n")
+    }
+
+    @Test(arguments: ArchiveWriter.Format.allCases)
+    func reproducibleArchivesOfIdenticalInputsAreByteIdentical(format: ArchiveWriter.Format) throws {
+        let s = try Scratch()
+        let entries = try s.entries()
+        _ = try ArchiveWriter.write(entries, to: s.path("one"), format: format, level: nil, reproducible: true)
+        // Touch the inputs: a reproducible archive ignores mtimes.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -86_400)], ofItemAtPath: s.path("a.txt"))
+        _ = try ArchiveWriter.write(entries, to: s.path("two"), format: format, level: nil, reproducible: true)
+        #expect(FileManager.default.contents(atPath: s.path("one")) == FileManager.default.contents(atPath: s.path("two")))
+    }
+
+    @Test func aMissingInputIsAnErrorNotACrash() throws {
+        let s = try Scratch()
+        #expect(throws: ArchiveError.self) {
+            try ArchiveWriter.write([.init(name: "x", sourcePath: s.path("missing"))], to: s.path("out.tar"), format: .tar, level: nil, reproducible: false)
+        }
+    }
+}
