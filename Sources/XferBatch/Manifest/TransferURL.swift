@@ -107,6 +107,7 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
             guard let comma = string.utf8.firstIndex(of: UInt8(ascii: ",")) else { return string }
             return String(string[...comma]) + "…"
         }
+        guard string.utf8.contains(UInt8(ascii: "?")) else { return string }  // common case: no copy
         let bytes = Array(string.utf8)
         guard let q = bytes.firstIndex(of: UInt8(ascii: "?")) else { return string }
         let fragmentStart = bytes[q...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count

@@ -12,6 +12,8 @@ struct JobResolver {
         /// The effective settings of every job without settings of its own, and their warnings.
         let defaultTransfer: SharedBox<EffectiveTransfer>
         let defaultTransferWarnings: [String]
+        /// The same plus the no-checksum warning: most downloads share this very array.
+        let defaultWarningsWithoutChecksum: [String]
 
         init(directory: String, outputDirectory: String, defaults: TransferSettings,
              environment: [String: String], indexByID: [String: Int]) {
@@ -24,6 +26,7 @@ struct JobResolver {
             let t = EffectiveTransfer(defaults, directory: directory, home: environment["HOME"])
             self.defaultTransfer = SharedBox(t)
             self.defaultTransferWarnings = JobResolver.warnings(for: t, environment: environment)
+            self.defaultWarningsWithoutChecksum = defaultTransferWarnings + [JobResolver.noChecksum]
         }
     }
 
@@ -47,6 +50,8 @@ struct JobResolver {
         self.context = context
     }
 
+    static let noChecksum = "no sha256: the downloaded content is not verified"
+
     mutating func resolve() -> PlannedJob {
         var action = job.action
         var transfer: SharedBox<EffectiveTransfer>? = nil
@@ -56,7 +61,14 @@ struct JobResolver {
             d.to = destination(d.to, key: "to")
             let t = effective(d.hasOwnTransferSettings ? d.transfer : nil)
             transfer = t
-            if d.sha256 == nil { warnings.append("no sha256: the downloaded content is not verified") }
+            if d.sha256 == nil {
+                // Share one array for the most common case instead of building one per job.
+                if !d.hasOwnTransferSettings, warnings == context.defaultTransferWarnings {
+                    warnings = context.defaultWarningsWithoutChecksum
+                } else {
+                    warnings.append(Self.noChecksum)
+                }
+            }
             if d.namesFileAtRunTime {
                 let fallback = d.url.lastPathSegment.map { "\"\($0)\"" } ?? "the job id"
                 warnings.append("file name decided at run time: Content-Disposition, else \(fallback)")
@@ -118,7 +130,7 @@ struct JobResolver {
     /// defaults' box); consecutive jobs with equal settings share one box too.
     private mutating func effective(_ own: TransferSettings?) -> SharedBox<EffectiveTransfer> {
         guard let own else {
-            warnings += context.defaultTransferWarnings
+            if warnings.isEmpty { warnings = context.defaultTransferWarnings } else { warnings += context.defaultTransferWarnings }
             return context.defaultTransfer
         }
         let t = EffectiveTransfer(defaults.overridden(by: own), directory: directory, home: home)

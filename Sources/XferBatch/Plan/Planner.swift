@@ -79,7 +79,12 @@ public struct Planner: Sendable {
 
         let outputs = planned.map(DataflowCheck.output(of:))
         for i in planned.indices {
-            planned[i].dependsOn = graph.dependencies[i].map { jobs[$0].id }
+            // Keep the manifest's own array when it already lists exactly the graph's
+            // dependencies in index order (the common case): no new array per job.
+            let deps = graph.dependencies[i]
+            if !(deps.count == jobs[i].dependsOn.count && zip(deps, jobs[i].dependsOn).allSatisfy { jobs[$0].id == $1 }) {
+                planned[i].dependsOn = deps.map { jobs[$0].id }
+            }
             if planned[i].kind == .archive {
                 problems += linkArchiveInputs(&planned[i], outputs: outputs, indexByID: indexByID, job: jobs[i])
             }
