@@ -4,7 +4,7 @@
 # Works as root (no sudo needed) and as a user with sudo.
 set -euo pipefail
 
-packages=(pkg-config libcurl4-openssl-dev libarchive-dev)
+packages=(pkg-config libcurl4-openssl-dev libarchive-dev libsqlite3-dev)
 if [[ "${1:-}" == "--for-tests" ]]; then
   # Real servers and readers the integration tests meet, and Python's jsonschema.
   packages+=(nginx-core vsftpd openssh-server openssh-client libarchive-tools zstd openssl)

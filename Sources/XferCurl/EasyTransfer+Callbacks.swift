@@ -98,6 +98,7 @@ extension EasyTransfer {
         let status = responseCode()
         if isHTTP && !(200..<300).contains(status) { return true }  // captured, not written
         guard case .file(let fd, _) = request.destination else { return true }
+        request.onResponse?(status, responseHeaders)
         writesToFile = true
         guard let from = request.resumeFrom, from > 0 else { return true }
         if !isHTTP {

@@ -19,6 +19,11 @@ public struct TransferRequest: Sendable {
     public var ifNoneMatch: String?
     public var ifModifiedSince: String?
     public var options: Options
+    /// Called once, on the engine's thread, when a successful response's first body byte
+    /// arrives and before it is written, with the status and kept headers. Callers use it
+    /// to commit validators (ETag) before any byte lands, so that a killed run can resume.
+    /// Must be quick.
+    public var onResponse: (@Sendable (_ status: Int, _ headers: [String: String]) -> Void)?
 
     public init(url: String, method: Method = .get, headers: [(name: String, value: String)] = [], auth: Auth = .none,
                 body: Body = .none, destination: Destination = .discard, resumeFrom: Int64? = nil, ifRange: String? = nil,

@@ -14,6 +14,8 @@ public final class InMemoryTransport: Transport {
         case failure(TransferError)
         /// Never finishes by itself; ends when the task is cancelled.
         case hang
+        /// A bodyless answer with this status (304 for conditional requests).
+        case status(Int)
     }
 
     private struct State {
@@ -70,14 +72,19 @@ public final class InMemoryTransport: Transport {
         switch answer {
         case .failure(let error):
             throw error
-        case .body(let bytes, let headers):
+        case .status(let code):
+            return TransferOutcome(status: code, effectiveURL: request.url)
+        case .body(var bytes, let headers):
+            // A resumed request gets the rest of the body, as a server honouring Range would.
+            let resumed = (request.resumeFrom ?? 0) > 0
+            if resumed { bytes = Array(bytes.dropFirst(Int(request.resumeFrom!))) }
             if case .file(let fd, let offset) = request.destination {
                 let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, bytes.count, off_t(offset)) }
                 guard written == bytes.count else { throw TransferError(kind: .local, code: "write", message: "write failed") }
             }
             progress.update(done: Int64(bytes.count), expected: Int64(bytes.count))
-            return TransferOutcome(status: 200, headers: headers, bytesTransferred: Int64(bytes.count), effectiveURL: request.url,
-                                   body: request.destination.isFile ? [] : bytes)
+            return TransferOutcome(status: resumed ? 206 : 200, headers: headers, bytesTransferred: Int64(bytes.count),
+                                   effectiveURL: request.url, resumed: resumed, body: request.destination.isFile ? [] : bytes)
         case .hang:
             throw TransferError(kind: .cancelled, code: "cancelled", message: "the transfer was cancelled")
         }

@@ -26,6 +26,15 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Stop starting new jobs after the first failure.")
     var failFast = false
 
+    @Option(help: ArgumentHelp("State folder (checkpoints, lock). Default: .xferbatch beside the manifest.", valueName: "dir"))
+    var state: String?
+
+    @Option(help: ArgumentHelp("When another run holds the state folder, wait this long for it (e.g. 10m) instead of exiting 3.", valueName: "duration"))
+    var waitLock: String?
+
+    @Flag(help: "Send uploads again even when their source did not change.")
+    var force = false
+
     @Option(help: ArgumentHelp("Write the run report (JSON, schemas/report.schema.json) to this file.", valueName: "file"))
     var report: String?
 
@@ -51,6 +60,9 @@ struct RunCommand: AsyncParsableCommand {
         guard DurationText.parse(progressInterval) != nil else {
             throw ValidationError("--progress-interval: \"\(progressInterval)\" is not a duration such as 30s or 1m")
         }
+        if let waitLock, DurationText.parse(waitLock) == nil {
+            throw ValidationError("--wait-lock: \"\(waitLock)\" is not a duration such as 30s or 10m")
+        }
     }
 
     func run() async throws {
@@ -59,6 +71,20 @@ struct RunCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         var logger = Logger(label: "xferbatch")
         logger.logLevel = verbose ? .debug : logLevel
+        let stateFolder = state ?? (plan.directory + "/.xferbatch")
+        let lock: RunLock
+        let store: SQLiteCheckpointStore
+        do {
+            lock = try await RunLock.acquire(stateFolder: stateFolder, wait: waitLock.flatMap(DurationText.parse))
+            store = try SQLiteCheckpointStore(path: stateFolder + "/checkpoints.sqlite")
+        } catch let held as RunLock.Held {
+            StandardStreams.writeError("xferbatch: \(stateFolder) is \(held) (use --wait-lock DURATION to wait)\n")
+            throw ExitCode(ExitStatus.locked.rawValue)
+        } catch {
+            StandardStreams.writeError("xferbatch: \(error)\n")
+            throw ExitCode(ExitStatus.invalidInput.rawValue)
+        }
+        if let warning = store.warning { StandardStreams.writeError("xferbatch: warning: \(warning)\n") }
         let clock = ContinuousExecutionClock()
         let engine: TransferEngine
         do {
@@ -88,7 +114,7 @@ struct RunCommand: AsyncParsableCommand {
         let lines = ProgressLines(board: board)
         sinks.append(lines)
         let executor = Executor(plan: plan, transport: engine, clock: clock, events: FanOutEventSink(sinks),
-                                environment: environment, options: .init(failFast: failFast), logger: logger, board: board)
+                                environment: environment, options: .init(failFast: failFast, checkpoints: store, force: force), logger: logger, board: board)
         let startedAt = Date()
         let runTask = Task { await executor.run() }
         let signals = InterruptHandler { runTask.cancel() }
@@ -124,6 +150,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         StandardStreams.write(result.summaryText())
         if let report { StandardStreams.write("Report: \(report)\n") }
+        withExtendedLifetime(lock) {}
         let status: ExitStatus = result.summary.interrupted ? (signals.received == SIGTERM ? .terminated : .interrupted) : result.exitStatus
         if status != .success { throw ExitCode(status.rawValue) }
     }

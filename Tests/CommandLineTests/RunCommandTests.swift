@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XferBatch
 import XferFixtures
 
 /// `xferbatch run` end to end: the real binary, the real engine, fixture servers on two
@@ -123,5 +124,33 @@ struct RunCommandTests {
         #expect(FileManager.default.fileExists(atPath: scratch.path("r.json")))
         #expect(FileManager.default.fileExists(atPath: scratch.path("out/slow.bin.xferpart")), "the partial file stays")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("out/slow.bin")))
+    }
+}
+
+@Suite("xferbatch run: state folder")
+struct RunStateTests {
+    @Test func aSecondRunOnTheSameStateFolderExits3NamingTheHolder() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-lock-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,x", "to": "a.txt"}}]}"#
+            .write(toFile: folder + "/m.json", atomically: true, encoding: .utf8)
+        let lock = try await RunLock.acquire(stateFolder: folder + "/.xferbatch")
+        let held = try await CommandRunner.run(["run", folder + "/m.json"])
+        #expect(held.status == 3)
+        #expect(held.stderr.contains("is locked by pid \(getpid()) since"))
+        withExtendedLifetime(lock) {}
+    }
+
+    @Test func aRerunOfAFinishedManifestTransfersNothingAndExitsZero() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-rerun-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,x", "to": "a.txt"}}, {"id": "b", "download": {"url": "data:,y", "to": "b.txt"}}]}"#
+            .write(toFile: folder + "/m.json", atomically: true, encoding: .utf8)
+        #expect(try await CommandRunner.run(["run", folder + "/m.json"]).status == 0)
+        let again = try await CommandRunner.run(["run", folder + "/m.json"])
+        #expect(again.status == 0)
+        #expect(again.stdout.hasPrefix("Done: 0 succeeded, 2 up-to-date of 2 jobs"))
     }
 }

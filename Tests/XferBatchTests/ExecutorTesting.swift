@@ -40,13 +40,15 @@ struct ExecutorTesting {
         return try Planner(environment: environment).plan(loaded)
     }
 
-    func executor(_ plan: Plan, environment: [String: String] = [:], failFast: Bool = false, unit: Double = 0.5) -> Executor {
+    func executor(_ plan: Plan, environment: [String: String] = [:], failFast: Bool = false, unit: Double = 0.5,
+                  store: (any CheckpointStore)? = nil, force: Bool = false) -> Executor {
         Executor(plan: plan, transport: transport, clock: clock, events: events, environment: environment,
-                 options: .init(failFast: failFast), random: { unit })
+                 options: .init(failFast: failFast, checkpoints: store, force: force), random: { unit })
     }
 
-    func run(_ plan: Plan, environment: [String: String] = [:], failFast: Bool = false) async -> RunResult {
-        await executor(plan, environment: environment, failFast: failFast).run()
+    func run(_ plan: Plan, environment: [String: String] = [:], failFast: Bool = false,
+             store: (any CheckpointStore)? = nil, force: Bool = false) async -> RunResult {
+        await executor(plan, environment: environment, failFast: failFast, store: store, force: force).run()
     }
 
     func cleanUp() { try? FileManager.default.removeItem(at: folder) }

@@ -40,6 +40,10 @@ public struct JSONLinesEventSink: EventSink {
                 w.key("duration")
                 w.double(Double(DurationText.milliseconds(duration)) / 1000)
                 w.member("destination", destination)
+            case .jobUpToDate(let id, let destination):
+                w.member("event", "job-up-to-date")
+                w.member("job", id)
+                w.member("destination", destination)
             case .jobFailed(let id, let reason, let attempts):
                 w.member("event", "job-failed")
                 w.member("job", id)
@@ -58,6 +62,7 @@ public struct JSONLinesEventSink: EventSink {
                 w.member("failed", s.failed)
                 w.member("skipped", s.skipped)
                 w.member("cancelled", s.cancelled)
+                w.member("upToDate", s.upToDate)
                 w.member("bytes", s.bytes)
                 w.member("interrupted", s.interrupted)
             }

@@ -24,6 +24,8 @@ public struct PlainTextEventSink: EventSink {
             write("\(stamp) retry    \(id) in \(Self.seconds(delay).trimmingLeadingSpaces): \(Self.clean(failure.description))\n")
         case .jobSucceeded(let id, let bytes, let duration, _):
             write("\(stamp) done     \(id) \(ByteSize.format(bytes)) in \(Self.seconds(duration).trimmingLeadingSpaces) (\(Self.rate(bytes, duration)))\n")
+        case .jobUpToDate(let id, let destination):
+            write("\(stamp) ok       \(id) is up to date: \(destination)\n")
         case .jobFailed(let id, let reason, let attempts):
             write("\(stamp) FAILED   \(id) after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(Self.clean(reason))\n")
         case .jobSkipped(let id, let reason):

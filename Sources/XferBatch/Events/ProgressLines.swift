@@ -24,7 +24,7 @@ public final class ProgressLines: EventSink {
             case .jobSucceeded(_, let bytes, _, _):
                 c.finished += 1
                 c.bytes += bytes
-            case .jobFailed, .jobSkipped, .jobCancelled: c.finished += 1
+            case .jobFailed, .jobSkipped, .jobCancelled, .jobUpToDate: c.finished += 1
             default: break
             }
         }

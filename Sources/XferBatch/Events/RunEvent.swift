@@ -7,6 +7,8 @@ public enum RunEvent: Sendable {
     case jobStarted(id: String, attempt: Int, source: String, destination: String)
     case jobRetrying(id: String, attempt: Int, failure: JobFailure, delay: Duration)
     case jobSucceeded(id: String, bytes: Int64, duration: Duration, destination: String)
+    /// Already done in an earlier run (checkpoint store); nothing was transferred.
+    case jobUpToDate(id: String, destination: String)
     case jobFailed(id: String, reason: String, attempts: Int)
     case jobSkipped(id: String, reason: String)
     case jobCancelled(id: String)

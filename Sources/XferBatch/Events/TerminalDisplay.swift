@@ -48,7 +48,7 @@ public final class TerminalDisplay: EventSink {
             case .jobFailed:
                 s.finished += 1
                 s.failed += 1
-            case .jobSkipped, .jobCancelled: s.finished += 1
+            case .jobSkipped, .jobCancelled, .jobUpToDate: s.finished += 1
             default: break
             }
             if case .jobStarted = event { return }  // the block shows running jobs

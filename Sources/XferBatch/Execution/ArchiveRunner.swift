@@ -8,6 +8,7 @@ import XferArchive
 struct ArchiveRunner {
     let outputs: RunOutputs
     let outputDirectory: String
+    let checkpoints: (any CheckpointStore)?
 
     func build(_ job: PlannedJob) throws -> AttemptResult {
         guard case .archive(let spec) = job.action else { throw JobFailure(kind: .permanent, code: "plan", message: "not an archive job") }
@@ -30,6 +31,19 @@ struct ArchiveRunner {
             ArchiveWriter.Entry(name: spec.prefix + PathText.display(path, relativeTo: outputDirectory).split(separator: "/").joined(separator: "/"),
                                 sourcePath: path)
         }.sorted { $0.name < $1.name }
+        // Rebuilt only when an input changed: the inputs' names, sizes and modification
+        // times are digested into the checkpoint (in its `etag` field).
+        let fingerprint = JobFingerprint.of(job)
+        let inputs = FileDigest.sha256(ofText: entries.map { e in
+            let info = try? FileManager.default.attributesOfItem(atPath: e.sourcePath)
+            let size = (info?[.size] as? NSNumber)?.int64Value ?? -1
+            let mtime = (info?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            return "\(e.name)\u{1F}\(size)\u{1F}\(mtime)"
+        }.joined(separator: "\n"))
+        if let prev = try? checkpoints?.load(job.id), prev.fingerprint == fingerprint, prev.phase == .done, prev.etag == inputs,
+           let final = prev.finalPath, JobRunner.size(of: final) == prev.bytes {
+            return AttemptResult(bytes: prev.bytes, destination: final, sha256: prev.sha256, httpStatus: nil, upToDate: true)
+        }
         let partial = spec.to + ".xferpart"
         try FileManager.default.createDirectory(atPath: (spec.to as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let result: ArchiveWriter.Result
@@ -42,7 +56,10 @@ struct ArchiveRunner {
         }
         guard rename(partial, spec.to) == 0 else { throw JobRunner.localFailure("cannot move the archive into place at \(spec.to)") }
         if spec.removeSources { for entry in entries { unlink(entry.sourcePath) } }
-        return AttemptResult(bytes: result.bytesOut, destination: spec.to, sha256: try FileDigest.sha256(ofFileAt: spec.to), httpStatus: nil)
+        let digest = try FileDigest.sha256(ofFileAt: spec.to)
+        try checkpoints?.save(JobCheckpoint(jobID: job.id, fingerprint: fingerprint, phase: .done, attempts: 1, bytes: result.bytesOut,
+                                            etag: inputs, finalPath: spec.to, sha256: digest, updatedAt: Date().timeIntervalSince1970))
+        return AttemptResult(bytes: result.bytesOut, destination: spec.to, sha256: digest, httpStatus: nil)
     }
 
     /// Files under the pattern's fixed leading folder that match it.

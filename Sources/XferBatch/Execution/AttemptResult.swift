@@ -7,4 +7,6 @@ public struct AttemptResult: Sendable, Equatable {
     /// SHA-256 of the file written or of the raw body sent.
     public var sha256: String?
     public var httpStatus: Int?
+    /// True when nothing was transferred because the work was already done.
+    public var upToDate = false
 }

@@ -12,9 +12,15 @@ public final class Executor: Sendable {
     public struct Options: Sendable {
         /// Stop starting new jobs after the first failure.
         public var failFast = false
+        /// Where progress is kept between runs (resume, up-to-date); nil: no state.
+        public var checkpoints: (any CheckpointStore)?
+        /// Send uploads again even when their source did not change (`--force`).
+        public var force = false
 
-        public init(failFast: Bool = false) {
+        public init(failFast: Bool = false, checkpoints: (any CheckpointStore)? = nil, force: Bool = false) {
             self.failFast = failFast
+            self.checkpoints = checkpoints
+            self.force = force
         }
     }
 
@@ -53,7 +59,8 @@ public final class Executor: Sendable {
         let startedAt = clock.now()
         let runner = JobRunner(transport: transport, secrets: SecretResolver(environment: environment), claims: PathClaims(),
                                outputs: RunOutputs(), outputDirectory: plan.outputDirectory,
-                               bandwidthPerTransfer: Self.bandwidthPerTransfer(plan))
+                               bandwidthPerTransfer: Self.bandwidthPerTransfer(plan), checkpoints: options.checkpoints,
+                               forceUploads: options.force)
         var scheduler = RunScheduler(plan: plan, failFast: options.failFast)
         events.handle(.runStarted(jobs: plan.jobs.count, name: plan.name))
         var interrupted = false
@@ -83,11 +90,12 @@ public final class Executor: Sendable {
         for (j, lifecycle) in scheduler.lifecycles.enumerated() {
             switch lifecycle.state {
             case .succeeded: summary.succeeded += 1
+            case .upToDate: summary.upToDate += 1
             case .failed: summary.failed += 1
             case .skipped: summary.skipped += 1
             default: summary.cancelled += 1
             }
-            summary.bytes += scheduler.results[j]?.bytes ?? 0
+            if scheduler.results[j]?.upToDate != true { summary.bytes += scheduler.results[j]?.bytes ?? 0 }
             jobs.append(RunResult.Job(planned: plan.jobs[j], lifecycle: lifecycle, result: scheduler.results[j]))
         }
         events.handle(.runFinished(summary))
@@ -136,6 +144,8 @@ public final class Executor: Sendable {
             let duration = (attempt?.endedAt ?? .zero) - (attempt?.startedAt ?? .zero)
             let r = scheduler.results[j]
             events.handle(.jobSucceeded(id: plan.jobs[j].id, bytes: r?.bytes ?? 0, duration: duration, destination: display(r?.destination ?? "")))
+        case .upToDate(let j):
+            events.handle(.jobUpToDate(id: plan.jobs[j].id, destination: display(scheduler.results[j]?.destination ?? "")))
         case .retrying(let j):
             let lc = scheduler.lifecycles[j]
             if let last = lc.attempts.last, let failure = last.failure {

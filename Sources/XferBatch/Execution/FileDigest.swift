@@ -5,6 +5,10 @@ import Foundation
 public enum FileDigest {
     public static let blockSize = 1 << 20
 
+    public static func sha256(ofText text: String) -> String {
+        SHA256.hash(data: Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
     public static func sha256(ofFileAt path: String) throws -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw JobFailure(kind: .local, code: "ENOENT", message: "cannot read \(path) to check its SHA-256")

@@ -64,12 +64,13 @@ public struct JobLifecycle: Sendable {
         return .startAttempt(number)
     }
 
-    /// The attempt under way succeeded.
-    public mutating func attemptSucceeded(at now: Duration) -> Action {
+    /// The attempt under way succeeded (or found the work already done: `upToDate`).
+    public mutating func attemptSucceeded(upToDate: Bool = false, at now: Duration) -> Action {
         guard case .running = state else { return .none }
         attempts[attempts.count - 1].endedAt = now
-        transition(to: .succeeded, at: now)
-        return .finished(.succeeded)
+        let final: JobState = upToDate ? .upToDate : .succeeded
+        transition(to: final, at: now)
+        return .finished(final)
     }
 
     /// The attempt under way failed. Transient failures are retried while attempts remain,

@@ -2,34 +2,95 @@ import Foundation
 import XferCurl
 
 extension JobRunner {
+    /// One download attempt, checkpointed:
+    /// - done before (same fingerprint, final file present with the recorded size) and
+    ///   `refresh: never` -> up to date, nothing transferred; `conditional` -> asks with the
+    ///   stored validators, 304 -> up to date;
+    /// - a partial from this boot with a stored validator -> `Range` + `If-Range`; a 200 means
+    ///   the server ignored it or the entity changed, and the engine starts the file over;
+    /// - otherwise from byte 0. Validators are committed (`onResponse`) before the first
+    ///   body byte is written, so a killed run can resume what it left.
     func download(_ job: PlannedJob, _ d: Download, progress: TransferProgress) async throws -> AttemptResult {
         guard let t = job.transfer else { throw JobFailure(kind: .permanent, code: "plan", message: "no transfer settings") }
+        let fingerprint = JobFingerprint.of(job)
+        let previous = (try? checkpoints?.load(job.id)).flatMap { $0?.fingerprint == fingerprint ? $0 : nil }
         let intoFolder = d.namesFileAtRunTime
         let folder = intoFolder ? d.to : (d.to as NSString).deletingLastPathComponent
         let partial = intoFolder ? folder + ".\(job.id).xferpart" : d.to + ".xferpart"
+
+        var conditional = false
+        if let prev = previous, prev.phase == .done, let final = prev.finalPath, Self.size(of: final) == prev.bytes {
+            switch d.refresh {
+            case .never: return AttemptResult(bytes: prev.bytes, destination: final, sha256: prev.sha256, httpStatus: nil, upToDate: true)
+            case .conditional: conditional = prev.etag != nil || prev.lastModified != nil
+            case .always: break
+            }
+        }
+        var resumeFrom: Int64 = 0
+        var ifRange: String? = nil
+        if let prev = previous, prev.phase != .done, prev.partialPath == partial, let boot = BootID.current, prev.bootID == boot,
+           let validator = prev.etag ?? prev.lastModified, let size = Self.size(of: partial), size > 0 {
+            resumeFrom = size
+            ifRange = validator
+        }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
             throw JobFailure(kind: .local, code: "mkdir", message: "cannot create the folder \(folder): \(error.localizedDescription)")
         }
-        let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = open(partial, O_WRONLY | O_CREAT | O_CLOEXEC | (resumeFrom > 0 ? 0 : O_TRUNC), 0o644)
         guard fd >= 0 else { throw Self.localFailure("cannot create \(partial)") }
+
+        var record = JobCheckpoint(jobID: job.id, fingerprint: fingerprint, phase: .running, attempts: (previous?.attempts ?? 0) + 1,
+                                   bytes: resumeFrom, expectedSize: d.size, etag: resumeFrom > 0 ? previous?.etag : nil,
+                                   lastModified: resumeFrom > 0 ? previous?.lastModified : nil, partialPath: partial,
+                                   bootID: BootID.current, updatedAt: Date().timeIntervalSince1970)
+        try commit(record)
         var request = try self.request(d.url, t)
-        request.destination = .file(descriptor: fd, offset: 0)
+        request.destination = .file(descriptor: fd, offset: resumeFrom)
+        if resumeFrom > 0 {
+            request.resumeFrom = resumeFrom
+            request.ifRange = ifRange
+        }
+        if conditional, let prev = previous {
+            request.ifNoneMatch = prev.etag
+            request.ifModifiedSince = prev.etag == nil ? prev.lastModified : nil
+        }
+        if let store = checkpoints {
+            let started = record
+            request.onResponse = { _, headers in
+                // Committed before the first byte lands: the partial's provenance is known.
+                var r = started
+                r.etag = headers["etag"]
+                r.lastModified = headers["last-modified"]
+                r.bytes = 0
+                try? store.save(r)
+            }
+        }
         let outcome: TransferOutcome
         do {
             outcome = try await transport.perform(request, progress: progress)
             close(fd)
         } catch {
             close(fd)  // the partial file stays: a re-run may continue it
+            if resumeFrom > 0, error.httpStatus == 416 { unlink(partial) }  // cannot continue it: start over
+            record.lastError = "\(error.code): \(error.message)"
+            try? checkpoints?.save(merging: record)
             throw Self.failure(error)
         }
-        if let size = d.size, outcome.bytesTransferred != size {
-            throw JobFailure(kind: .transient, code: "size-mismatch",
-                             message: "received \(outcome.bytesTransferred) bytes, the manifest says \(size)")
+        if outcome.status == 304, let prev = previous, let final = prev.finalPath {
+            unlink(partial)
+            try commit(prev)
+            return AttemptResult(bytes: prev.bytes, destination: final, sha256: prev.sha256, httpStatus: 304, upToDate: true)
+        }
+        let total = outcome.resumed ? resumeFrom + outcome.bytesTransferred : outcome.bytesTransferred
+        if let size = d.size, total != size {
+            unlink(partial)
+            throw JobFailure(kind: .transient, code: "size-mismatch", message: "received \(total) bytes, the manifest says \(size)")
         }
         let digest = try FileDigest.sha256(ofFileAt: partial)
         if let expected = d.sha256, digest != expected {
+            unlink(partial)  // never appended to again: its bytes are wrong
             throw JobFailure(kind: .transient, code: "checksum-mismatch",
                              message: "SHA-256 is \(digest), the manifest says \(expected); the download is discarded")
         }
@@ -42,7 +103,43 @@ extension JobRunner {
             }
         }
         guard rename(partial, final) == 0 else { throw Self.localFailure("cannot move the download into place at \(final)") }
-        return AttemptResult(bytes: outcome.bytesTransferred, destination: final, sha256: digest,
-                             httpStatus: outcome.status == 0 ? nil : outcome.status)
+        record.phase = .done
+        record.bytes = total
+        record.finalPath = final
+        record.sha256 = digest
+        record.partialPath = nil
+        record.etag = outcome.etag ?? record.etag
+        record.lastModified = outcome.lastModified ?? record.lastModified
+        record.updatedAt = Date().timeIntervalSince1970
+        try commit(record)
+        return AttemptResult(bytes: total, destination: final, sha256: digest, httpStatus: outcome.status == 0 ? nil : outcome.status)
+    }
+
+    /// Saves a checkpoint the run relies on; failing to is a local error.
+    func commit(_ record: JobCheckpoint) throws {
+        guard let checkpoints else { return }
+        do {
+            try checkpoints.save(record)
+        } catch {
+            throw JobFailure(kind: .local, code: "state", message: "cannot record progress: \(error)")
+        }
+    }
+
+    static func size(of path: String) -> Int64? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let size = attributes[.size] as? NSNumber else { return nil }
+        return size.int64Value
+    }
+}
+
+extension CheckpointStore {
+    /// Saves `record`, keeping validators already stored for it (from `onResponse`).
+    func save(merging record: JobCheckpoint) throws {
+        var merged = record
+        if let stored = try load(record.jobID), stored.fingerprint == record.fingerprint {
+            merged.etag = record.etag ?? stored.etag
+            merged.lastModified = record.lastModified ?? stored.lastModified
+        }
+        try save(merged)
     }
 }

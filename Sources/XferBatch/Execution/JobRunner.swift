@@ -15,6 +15,10 @@ struct JobRunner: Sendable {
     /// Bytes per second each transfer may use: `limits.bandwidth` split evenly over the
     /// transfer slots (nil: unlimited). See `Limits.bandwidth`.
     let bandwidthPerTransfer: Int64?
+    /// Where progress is recorded between runs; nil keeps no state.
+    let checkpoints: (any CheckpointStore)?
+    /// Send uploads again even when their source is unchanged.
+    let forceUploads: Bool
     let userAgent = "xferbatch/\(XferBatchVersion.current)"
 
     func attempt(_ job: PlannedJob, progress: TransferProgress) async -> Result<AttemptResult, JobFailure> {
@@ -22,7 +26,7 @@ struct JobRunner: Sendable {
             switch job.action {
             case .download(let download): return .success(try await self.download(job, download, progress: progress))
             case .upload(let upload): return .success(try await self.upload(job, upload, progress: progress))
-            case .archive: return .success(try ArchiveRunner(outputs: outputs, outputDirectory: outputDirectory).build(job))
+            case .archive: return .success(try ArchiveRunner(outputs: outputs, outputDirectory: outputDirectory, checkpoints: checkpoints).build(job))
             }
         } catch let failure as JobFailure {
             return .failure(failure)

@@ -9,6 +9,8 @@ public enum JobState: Sendable, Equatable {
     /// Waiting out the delay before the next attempt; holds no slot.
     case waitingToRetry(attempt: Int)
     case succeeded
+    /// Nothing to do: the checkpoint store shows the work is already done.
+    case upToDate
     case failed
     /// Not run because a dependency failed (or the run stopped first).
     case skipped
@@ -17,7 +19,7 @@ public enum JobState: Sendable, Equatable {
 
     public var isFinal: Bool {
         switch self {
-        case .succeeded, .failed, .skipped, .cancelled: true
+        case .succeeded, .upToDate, .failed, .skipped, .cancelled: true
         default: false
         }
     }
@@ -35,6 +37,7 @@ public enum JobState: Sendable, Equatable {
         case .running: "running"
         case .waitingToRetry: "waiting-to-retry"
         case .succeeded: "succeeded"
+        case .upToDate: "up-to-date"
         case .failed: "failed"
         case .skipped: "skipped"
         case .cancelled: "cancelled"

@@ -76,8 +76,8 @@ struct RunScheduler {
         switch result {
         case .success(let r):
             results[j] = r
-            _ = lifecycles[j].attemptSucceeded(at: now)
-            return [.event(.succeeded(j))] + release(j, ok: true, at: now)
+            _ = lifecycles[j].attemptSucceeded(upToDate: r.upToDate, at: now)
+            return [.event(r.upToDate ? .upToDate(j) : .succeeded(j))] + release(j, ok: true, at: now)
         case .failure(let failure):
             let policy = lifecycles[j].policy
             let delay = policy.delay(afterAttempt: lifecycles[j].attempts.count, retryAfter: failure.retryAfter, unit: unit)
@@ -184,5 +184,5 @@ struct RunScheduler {
 
 /// Which event an effect asks for; the executor fills in the details.
 enum RunEventKey: Equatable {
-    case succeeded(Int), retrying(Int), failed(Int), skipped(Int), cancelled(Int)
+    case succeeded(Int), upToDate(Int), retrying(Int), failed(Int), skipped(Int), cancelled(Int)
 }

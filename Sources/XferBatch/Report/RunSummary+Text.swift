@@ -20,7 +20,7 @@ extension RunResult {
         }
         if skipped.count > 10 { text += "  ... and \(skipped.count - 10) more skipped\n" }
         if s.interrupted {
-            text += "  A re-run starts the unfinished jobs again (resuming partial downloads comes with the checkpoint store).\n"
+            text += "  Run the same command again to finish: partial downloads resume where they stopped.\n"
         }
         return text
     }

@@ -1,0 +1,35 @@
+import Synchronization
+
+/// Where job checkpoints live between runs: the seam between the executor and SQLite.
+///
+/// `SQLiteCheckpointStore` is the real one (the state folder); `InMemoryCheckpointStore`
+/// serves tests. Every method may throw a `CheckpointError`.
+public protocol CheckpointStore: Sendable {
+    func load(_ jobID: String) throws -> JobCheckpoint?
+    func save(_ checkpoint: JobCheckpoint) throws
+    func remove(_ jobIDs: [String]) throws
+    func all() throws -> [JobCheckpoint]
+}
+
+/// A checkpoint store failure, with what to do about it.
+public struct CheckpointError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Checkpoints in memory (tests; and runs told not to keep state).
+public final class InMemoryCheckpointStore: CheckpointStore {
+    private let records = Mutex<[String: JobCheckpoint]>([:])
+
+    public init() {}
+
+    public func load(_ jobID: String) throws -> JobCheckpoint? { records.withLock { $0[jobID] } }
+    public func save(_ checkpoint: JobCheckpoint) throws { records.withLock { $0[checkpoint.jobID] = checkpoint } }
+    public func remove(_ jobIDs: [String]) throws { records.withLock { r in for id in jobIDs { r[id] = nil } } }
+    public func all() throws -> [JobCheckpoint] { records.withLock { Array($0.values) }.sorted { $0.jobID < $1.jobID } }
+}

@@ -1,0 +1,50 @@
+/// What the state folder remembers of one job between runs. No secret is ever stored:
+/// only paths, sizes, validators, digests and the last error's text.
+public struct JobCheckpoint: Sendable, Equatable {
+    public enum Phase: String, Sendable {
+        /// An attempt was under way (a killed run leaves this; recovery reads it as interrupted).
+        case running
+        /// Finished and verified; `finalPath`, `bytes` and `sha256` describe the result.
+        case done
+        case failed
+    }
+
+    public var jobID: String
+    /// SHA-256 of the job's effective definition: an edited job starts fresh.
+    public var fingerprint: String
+    public var phase: Phase
+    public var attempts: Int
+    /// Bytes of the final file (done) or written so far (running).
+    public var bytes: Int64
+    public var expectedSize: Int64?
+    /// Validators of the entity, for `If-Range` and conditional refreshes.
+    public var etag: String?
+    public var lastModified: String?
+    /// The partial file and the boot it was written in (see `ResumeDecision`).
+    public var partialPath: String?
+    public var bootID: String?
+    public var finalPath: String?
+    public var sha256: String?
+    /// Seconds since 1970.
+    public var updatedAt: Double
+    public var lastError: String?
+
+    public init(jobID: String, fingerprint: String, phase: Phase, attempts: Int = 0, bytes: Int64 = 0, expectedSize: Int64? = nil,
+                etag: String? = nil, lastModified: String? = nil, partialPath: String? = nil, bootID: String? = nil,
+                finalPath: String? = nil, sha256: String? = nil, updatedAt: Double = 0, lastError: String? = nil) {
+        self.jobID = jobID
+        self.fingerprint = fingerprint
+        self.phase = phase
+        self.attempts = attempts
+        self.bytes = bytes
+        self.expectedSize = expectedSize
+        self.etag = etag
+        self.lastModified = lastModified
+        self.partialPath = partialPath
+        self.bootID = bootID
+        self.finalPath = finalPath
+        self.sha256 = sha256
+        self.updatedAt = updatedAt
+        self.lastError = lastError
+    }
+}

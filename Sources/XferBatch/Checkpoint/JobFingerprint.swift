@@ -1,0 +1,42 @@
+import Crypto
+
+/// A SHA-256 of what defines a job's result: its action (URL, destination, checksum,
+/// upload body, archive inputs and options) and the effective settings that change what is
+/// fetched or sent (headers, auth *names*). Timeouts and retries are left out: changing them
+/// must not throw away progress. An edited job gets a new fingerprint and starts fresh.
+public enum JobFingerprint {
+    public static func of(_ job: PlannedJob) -> String {
+        var parts: [String] = [job.kind.rawValue]
+        switch job.action {
+        case .download(let d):
+            parts += [d.url.string, d.to, d.sha256 ?? "", d.size.map(String.init) ?? ""]
+        case .upload(let u):
+            parts += [u.url.string, u.method.rawValue, u.contentType ?? ""]
+            switch u.body {
+            case .file(let path): parts.append("file:" + path)
+            case .multipart(let form):
+                parts += form.fields.map { "field:\($0.name)=\($0.value)" }
+                parts += form.files.map { "part:\($0.field)=\($0.path);\($0.filename ?? "");\($0.contentType ?? "")" }
+            }
+        case .archive(let a):
+            parts += job.archiveInputs.map { input in
+                switch input {
+                case .job(let id, let path): "job:\(id)=\(path)"
+                case .path(let p): "path:\(p)"
+                }
+            }
+            parts += [a.to, a.format.rawValue, a.level.map(String.init) ?? "", a.prefix, "\(a.reproducible)"]
+        }
+        if let t = job.transfer {
+            parts += t.headers.map { h in
+                switch h.value {
+                case .literal(let v): "header:\(h.name)=\(v)"
+                case .environment(let name): "header:\(h.name)=$\(name)"
+                }
+            }
+            parts.append("auth:\(String(describing: t.auth))")
+        }
+        let digest = SHA256.hash(data: Array(parts.joined(separator: "\u{1F}").utf8))
+        return digest.map { String(format: "%02x", $0) }.joined()
+    }
+}

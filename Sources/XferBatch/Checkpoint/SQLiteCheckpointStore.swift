@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+
+/// Checkpoints in SQLite (through GRDB), in the state folder.
+///
+/// Durability argument: the database runs in WAL mode with `synchronous = NORMAL`. A
+/// commit is then safe against process death (`kill -9`, OOM): the WAL frames are in the
+/// kernel before `save` returns. Against power loss the last commits may be lost, because
+/// the WAL is fsynced only at checkpoints; that is acceptable because nothing is trusted
+/// blindly: a job recorded done is re-checked (final file present, recorded size) and a
+/// partial file is resumed only within the boot that wrote it. One fsync per transition
+/// would cost more than a small transfer itself.
+///
+/// Schema changes are migrations; a store written by a newer xferbatch is refused with a
+/// clear message, and a corrupt one is moved aside (`warning` says so) and replaced.
+public final class SQLiteCheckpointStore: CheckpointStore {
+    public let path: String
+    /// Set when a corrupt store was moved aside on opening.
+    public let warning: String?
+    private let queue: DatabaseQueue
+
+    public init(path: String) throws(CheckpointError) {
+        self.path = path
+        var warning: String? = nil
+        var queue: DatabaseQueue
+        do {
+            queue = try Self.open(path)
+        } catch let error as CheckpointError {
+            throw error
+        } catch {
+            // Unreadable: keep it for inspection, start a new one, and re-verify outputs.
+            let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+            try? FileManager.default.moveItem(atPath: path, toPath: aside)
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            warning = "the state database was unreadable (\(error)); moved it to \(aside) and started a new one"
+            do {
+                queue = try Self.open(path)
+            } catch {
+                throw CheckpointError("cannot create the state database \(path): \(error)")
+            }
+        }
+        self.queue = queue
+        self.warning = warning
+    }
+
+    private static func open(_ path: String) throws -> DatabaseQueue {
+        var config = Configuration()
+        config.journalMode = .wal
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        let queue = try DatabaseQueue(path: path, configuration: config)
+        try queue.read { db in
+            let check = try String.fetchOne(db, sql: "PRAGMA quick_check") ?? "no answer"
+            if check != "ok" { throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: check) }
+        }
+        let migrator = migrations
+        if try queue.read({ try migrator.hasBeenSuperseded($0) }) {
+            throw CheckpointError("the state database \(path) was written by a newer xferbatch; use that version, or remove the state folder (xferbatch clean)")
+        }
+        try migrator.migrate(queue)
+        return queue
+    }
+
+    /// The schema, one migration per change; never edit a registered one.
+    static var migrations: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1: job checkpoints") { db in
+            try db.create(table: "job_checkpoint") { t in
+                t.primaryKey("job_id", .text)
+                t.column("fingerprint", .text).notNull()
+                t.column("phase", .text).notNull()
+                t.column("attempts", .integer).notNull()
+                t.column("bytes", .integer).notNull()
+                t.column("expected_size", .integer)
+                t.column("etag", .text)
+                t.column("last_modified", .text)
+                t.column("partial_path", .text)
+                t.column("boot_id", .text)
+                t.column("final_path", .text)
+                t.column("sha256", .text)
+                t.column("updated_at", .double).notNull()
+                t.column("last_error", .text)
+            }
+        }
+        return m
+    }
+
+    public func load(_ jobID: String) throws -> JobCheckpoint? {
+        try wrap { try queue.read { db in try Row.fetchOne(db, sql: "SELECT * FROM job_checkpoint WHERE job_id = ?", arguments: [jobID]).map(Self.checkpoint) } }
+    }
+
+    public func save(_ c: JobCheckpoint) throws {
+        try wrap {
+            try queue.write { db in
+                try db.execute(sql: """
+                    INSERT OR REPLACE INTO job_checkpoint (job_id, fingerprint, phase, attempts, bytes, expected_size, etag,
+                        last_modified, partial_path, boot_id, final_path, sha256, updated_at, last_error)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [c.jobID, c.fingerprint, c.phase.rawValue, c.attempts, c.bytes, c.expectedSize, c.etag,
+                                     c.lastModified, c.partialPath, c.bootID, c.finalPath, c.sha256, c.updatedAt, c.lastError])
+            }
+        }
+    }
+
+    public func remove(_ jobIDs: [String]) throws {
+        try wrap {
+            try queue.write { db in
+                for id in jobIDs { try db.execute(sql: "DELETE FROM job_checkpoint WHERE job_id = ?", arguments: [id]) }
+            }
+        }
+    }
+
+    public func all() throws -> [JobCheckpoint] {
+        try wrap { try queue.read { db in try Row.fetchAll(db, sql: "SELECT * FROM job_checkpoint ORDER BY job_id").map(Self.checkpoint) } }
+    }
+
+    private static func checkpoint(_ row: Row) -> JobCheckpoint {
+        JobCheckpoint(jobID: row["job_id"], fingerprint: row["fingerprint"],
+                      phase: JobCheckpoint.Phase(rawValue: row["phase"]) ?? .failed, attempts: row["attempts"], bytes: row["bytes"],
+                      expectedSize: row["expected_size"], etag: row["etag"], lastModified: row["last_modified"],
+                      partialPath: row["partial_path"], bootID: row["boot_id"], finalPath: row["final_path"],
+                      sha256: row["sha256"], updatedAt: row["updated_at"], lastError: row["last_error"])
+    }
+
+    private func wrap<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw CheckpointError("state database \(path): \(error)")
+        }
+    }
+}

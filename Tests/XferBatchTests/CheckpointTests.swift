@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+@testable import XferBatch
+import XferCurl
+import XferFixtures
+
+@Suite("Checkpoints: re-runs and resume")
+struct CheckpointRunTests {
+    typealias E = ExecutorTesting
+
+    @Test func aFinishedManifestRerunsWithNothingTransferred() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body(Array("aaa".utf8))])
+        let source = t.folder.appendingPathComponent("up.txt").path
+        _ = FileManager.default.createFile(atPath: source, contents: Data("up".utf8))
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a") + "," + #"{"id": "u", "upload": {"from": "\#(source)", "url": "https://x.org/u"}}"#)
+        t.transport.script("https://x.org/u", [.body([])])
+        let first = await t.run(plan, store: store)
+        #expect(first.summary.succeeded == 2)
+        let requests = t.transport.requests.count
+        let second = await t.run(plan, store: store)
+        #expect(second.summary.upToDate == 2)
+        #expect(second.summary.succeeded == 0)
+        #expect(second.exitStatus == .success)
+        #expect(t.transport.requests.count == requests, "nothing was transferred")
+    }
+
+    @Test func aChangedUploadSourceOrForceSendsAgain() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let source = t.folder.appendingPathComponent("up.txt").path
+        _ = FileManager.default.createFile(atPath: source, contents: Data("one".utf8))
+        t.transport.script("https://x.org/u", [.body([])])
+        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "https://x.org/u"}}"#)
+        _ = await t.run(plan, store: store)
+        _ = FileManager.default.createFile(atPath: source, contents: Data("two".utf8))
+        #expect(await t.run(plan, store: store).summary.succeeded == 1)
+        #expect(await t.run(plan, store: store).summary.upToDate == 1)
+        #expect(await t.run(plan, store: store, force: true).summary.succeeded == 1)
+    }
+
+    @Test func anEditedJobStartsFresh() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body([1])])
+        t.transport.script("https://x.org/b", [.body([2])])
+        _ = await t.run(try t.plan(jobs: E.download("j", "https://x.org/a")), store: store)
+        let edited = await t.run(try t.plan(jobs: E.download("j", "https://x.org/b")), store: store)
+        #expect(edited.summary.succeeded == 1)
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/j.bin") == Data([2]))
+    }
+
+    @Test func aPartialFromThisBootResumesWithRangeAndIfRange() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let content = Array("0123456789".utf8)
+        t.transport.script("https://x.org/a", [.body(content)])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a"))
+        let partial = t.folder.path + "/a.bin.xferpart"
+        _ = FileManager.default.createFile(atPath: partial, contents: Data(content[..<4]))
+        try store.save(JobCheckpoint(jobID: "a", fingerprint: JobFingerprint.of(plan.jobs[0]), phase: .running, etag: "\"v1\"",
+                                     partialPath: partial, bootID: BootID.current))
+        let result = await t.run(plan, store: store)
+        let request = try #require(t.transport.requests.first)
+        #expect(request.resumeFrom == 4)
+        #expect(request.ifRange == "\"v1\"")
+        #expect(result.state("a") == .succeeded)
+        #expect(result.job("a")?.result?.bytes == 10)
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data(content))
+        #expect(try store.load("a")?.phase == .done)
+    }
+
+    @Test func aPartialWithoutAValidatorOrFromAnotherBootStartsOver() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body([1, 2, 3])])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a"))
+        let partial = t.folder.path + "/a.bin.xferpart"
+        _ = FileManager.default.createFile(atPath: partial, contents: Data([9, 9]))
+        try store.save(JobCheckpoint(jobID: "a", fingerprint: JobFingerprint.of(plan.jobs[0]), phase: .running, etag: "\"v1\"",
+                                     partialPath: partial, bootID: "another-boot"))
+        _ = await t.run(plan, store: store)
+        #expect(t.transport.requests.first?.resumeFrom == nil, "bytes of unknown provenance are never appended to")
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data([1, 2, 3]))
+    }
+
+    @Test func conditionalRefreshKeepsTheFileOn304AndReplacesItOn200() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body([1], headers: ["etag": "\"v1\""]), .status(304), .body([2], headers: ["etag": "\"v2\""])])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "refresh": "conditional""#))
+        _ = await t.run(plan, store: store)
+        let kept = await t.run(plan, store: store)
+        #expect(kept.summary.upToDate == 1)
+        #expect(t.transport.requests.last?.ifNoneMatch == "\"v1\"")
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data([1]))
+        let replaced = await t.run(plan, store: store)
+        #expect(replaced.summary.succeeded == 1)
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data([2]))
+        #expect(try store.load("a")?.etag == "\"v2\"")
+    }
+}
+
+@Suite("Checkpoints: SQLite store")
+struct SQLiteCheckpointStoreTests {
+    func folder() throws -> String {
+        let f = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-store-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: f, withIntermediateDirectories: true)
+        return f
+    }
+
+    @Test func checkpointsSurviveReopening() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let record = JobCheckpoint(jobID: "a", fingerprint: "f", phase: .done, attempts: 2, bytes: 10, expectedSize: 10, etag: "\"e\"",
+                                   lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", finalPath: "/x/a", sha256: "ab", updatedAt: 5)
+        do {
+            let store = try SQLiteCheckpointStore(path: dir + "/c.sqlite")
+            try store.save(record)
+            try store.save(JobCheckpoint(jobID: "b", fingerprint: "g", phase: .running))
+        }
+        let reopened = try SQLiteCheckpointStore(path: dir + "/c.sqlite")
+        #expect(try reopened.load("a") == record)
+        #expect(try reopened.all().map(\.jobID) == ["a", "b"])
+        try reopened.remove(["a"])
+        #expect(try reopened.load("a") == nil)
+    }
+
+    @Test func aStoreFromANewerVersionIsRefused() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try SQLiteCheckpointStore(path: dir + "/c.sqlite")
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sqlite.arguments = ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"INSERT INTO grdb_migrations VALUES ('v99: from the future')\"); c.commit()", dir + "/c.sqlite"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(sqlite.terminationStatus == 0)
+        #expect { _ = try SQLiteCheckpointStore(path: dir + "/c.sqlite") } throws: {
+            "\($0)".contains("written by a newer xferbatch")
+        }
+    }
+
+    @Test func aCorruptStoreIsMovedAsideWithAWarning() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = FileManager.default.createFile(atPath: dir + "/c.sqlite", contents: Data(repeating: 0x5A, count: 8192))
+        let store = try SQLiteCheckpointStore(path: dir + "/c.sqlite")
+        #expect(store.warning?.contains("moved it to") == true)
+        #expect(try store.all().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).contains { $0.hasPrefix("c.sqlite.corrupt-") })
+    }
+}
