@@ -13,6 +13,7 @@ struct PlanCommand: ParsableCommand {
     }
 
     @OptionGroup var options: ManifestOptions
+    @OptionGroup var stateOptions: StateOptions
 
     @Option(help: "Output format: text, json, dot or mermaid.")
     var format: Format = .text
@@ -21,7 +22,9 @@ struct PlanCommand: ParsableCommand {
     var pretty = false
 
     func run() throws {
-        let plan = try options.loadPlan()
+        var plan = try options.loadPlan()
+        // What a run would do: read from the state folder, if there is one (nothing is created).
+        plan.forecast = RunForecast(plan: plan, store: try stateOptions.existingStore(for: plan))
         switch format {
         case .text: StandardStreams.write(plan.text())
         case .json: plan.writeJSON(pretty: pretty) { StandardStreams.write($0) }

@@ -26,8 +26,7 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Stop starting new jobs after the first failure.")
     var failFast = false
 
-    @Option(help: ArgumentHelp("State folder (checkpoints, lock). Default: .xferbatch beside the manifest.", valueName: "dir"))
-    var state: String?
+    @OptionGroup var stateOptions: StateOptions
 
     @Option(help: ArgumentHelp("When another run holds the state folder, wait this long for it (e.g. 10m) instead of exiting 3.", valueName: "duration"))
     var waitLock: String?
@@ -71,20 +70,8 @@ struct RunCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         var logger = Logger(label: "xferbatch")
         logger.logLevel = verbose ? .debug : logLevel
-        let stateFolder = state ?? (plan.directory + "/.xferbatch")
-        let lock: RunLock
-        let store: SQLiteCheckpointStore
-        do {
-            lock = try await RunLock.acquire(stateFolder: stateFolder, wait: waitLock.flatMap(DurationText.parse))
-            store = try SQLiteCheckpointStore(path: stateFolder + "/checkpoints.sqlite")
-        } catch let held as RunLock.Held {
-            StandardStreams.writeError("xferbatch: \(stateFolder) is \(held) (use --wait-lock DURATION to wait)\n")
-            throw ExitCode(ExitStatus.locked.rawValue)
-        } catch {
-            StandardStreams.writeError("xferbatch: \(error)\n")
-            throw ExitCode(ExitStatus.invalidInput.rawValue)
-        }
-        if let warning = store.warning { StandardStreams.writeError("xferbatch: warning: \(warning)\n") }
+        let lock = try await stateOptions.lock(for: plan, wait: waitLock.flatMap(DurationText.parse))
+        let store = try stateOptions.store(for: plan)
         let clock = ContinuousExecutionClock()
         let engine: TransferEngine
         do {

@@ -11,7 +11,7 @@ struct XferBatchCommand: AsyncParsableCommand {
         abstract: "Run batches of file transfers described in a JSON manifest.",
         discussion: ExitStatus.helpText,
         version: "xferbatch \(XferBatchVersion.current) (libcurl \(CurlLibrary.version), libarchive \(ArchiveLibrary.version))",
-        subcommands: [ValidateCommand.self, PlanCommand.self, RunCommand.self]
+        subcommands: [ValidateCommand.self, PlanCommand.self, RunCommand.self, StatusCommand.self, ResetCommand.self, CleanCommand.self]
     )
 
     /// Like the default entry point, but usage errors exit 2 (documented) rather than 64.

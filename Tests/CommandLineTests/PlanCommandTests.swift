@@ -5,7 +5,9 @@ import Testing
 struct PlanCommandTests {
     /// Plan output with the repository's absolute path replaced, so snapshots hold anywhere.
     func plan(_ args: [String], environment: [String: String] = [:]) async throws -> String {
-        let result = try await CommandRunner.run(["plan"] + args, environment: environment)
+        // A state folder that does not exist: the forecast never depends on earlier runs here.
+        let noState = ["--state", "/nonexistent/xferbatch-state"]
+        let result = try await CommandRunner.run(["plan"] + args + noState, environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         return result.stdout.replacingOccurrences(of: CommandRunner.repository.path, with: "<repo>")
     }

@@ -154,3 +154,31 @@ struct RunStateTests {
         #expect(again.stdout.hasPrefix("Done: 0 succeeded, 2 up-to-date of 2 jobs"))
     }
 }
+
+@Suite("xferbatch status, reset, clean")
+struct StateCommandTests {
+    @Test func statusResetAndCleanFollowTheStateFolder() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-state-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let manifest = folder + "/m.json"
+        try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "a", "download": {"url": "data:,x", "to": "a.txt"}}, {"id": "b", "download": {"url": "data:,y", "to": "b.txt"}}]}"#
+            .write(toFile: manifest, atomically: true, encoding: .utf8)
+        #expect(try await CommandRunner.run(["status", manifest]).stdout.hasSuffix("0 done, 0 partial, 0 failed, 2 pending of 2 jobs\n"))
+        #expect(try await CommandRunner.run(["run", manifest]).status == 0)
+        let done = try await CommandRunner.run(["status", manifest])
+        #expect(done.stdout.contains("done     a  \(folder)/out/a.txt  sha256 2d711642b726"))
+        #expect(done.stdout.hasSuffix("2 done, 0 partial, 0 failed, 0 pending of 2 jobs\n"))
+        let forecast = try await CommandRunner.run(["plan", manifest])
+        #expect(forecast.stdout.contains("run: up to date (out/a.txt): nothing to transfer"))
+        let json = try await CommandRunner.run(["status", manifest, "--json"])
+        #expect(json.stdout.contains(#""state": "done""#))
+        #expect(try await CommandRunner.run(["reset", manifest]).status == 2, "reset needs job ids or --all")
+        #expect(try await CommandRunner.run(["reset", manifest, "a"]).stdout == "reset 1 job; deleted 0 partial files\n")
+        #expect(try await CommandRunner.run(["status", manifest]).stdout.hasSuffix("1 done, 0 partial, 0 failed, 1 pending of 2 jobs\n"))
+        let clean = try await CommandRunner.run(["clean", manifest, "--outputs"])
+        #expect(clean.stdout == "removed \(folder)/.xferbatch and 2 output files\n")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/out/a.txt"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/.xferbatch"))
+    }
+}

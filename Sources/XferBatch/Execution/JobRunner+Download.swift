@@ -19,20 +19,20 @@ extension JobRunner {
         let partial = intoFolder ? folder + ".\(job.id).xferpart" : d.to + ".xferpart"
 
         var conditional = false
-        if let prev = previous, prev.phase == .done, let final = prev.finalPath, Self.size(of: final) == prev.bytes {
-            switch d.refresh {
-            case .never: return AttemptResult(bytes: prev.bytes, destination: final, sha256: prev.sha256, httpStatus: nil, upToDate: true)
-            case .conditional: conditional = prev.etag != nil || prev.lastModified != nil
-            case .always: break
-            }
-        }
         var resumeFrom: Int64 = 0
         var ifRange: String? = nil
-        if let prev = previous, prev.phase != .done, prev.partialPath == partial, let boot = BootID.current, prev.bootID == boot,
-           let validator = prev.etag ?? prev.lastModified, let size = Self.size(of: partial), size > 0 {
-            resumeFrom = size
+        switch DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current, fileSize: DownloadStart.size) {
+        case .upToDate(let final):
+            return AttemptResult(bytes: previous?.bytes ?? 0, destination: final, sha256: previous?.sha256, httpStatus: nil, upToDate: true)
+        case .conditional:
+            conditional = true
+        case .resume(let offset, let validator):
+            resumeFrom = offset
             ifRange = validator
+        case .fresh:
+            break
         }
+        try DiskSpace.check(folder: folder, needs: d.size.map { $0 - resumeFrom }, for: d.to)
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
@@ -125,11 +125,7 @@ extension JobRunner {
         }
     }
 
-    static func size(of path: String) -> Int64? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = attributes[.size] as? NSNumber else { return nil }
-        return size.int64Value
-    }
+    static func size(of path: String) -> Int64? { DownloadStart.size(of: path) }
 }
 
 extension CheckpointStore {

@@ -41,6 +41,13 @@ extension Plan {
                 for wave in graph.waves { w.array { w in for j in wave { w.string(jobs[j].id) } } }
             }
             w.member("criticalPath", strings: graph.criticalPath.map { jobs[$0].id })
+            if let f = forecast {
+                w.key("diskSpace")
+                w.object { w in
+                    w.member("bytesNeeded", f.bytesNeeded)
+                    w.member("enough", f.enoughSpace)
+                }
+            }
             w.key("jobs")
             w.array { w in
                 for job in jobs {
@@ -131,6 +138,14 @@ extension Plan {
             if let t = job.transfer {
                 w.key("transfer")
                 w.raw(cache.bytes(for: t, pretty: w.isPretty, depth: w.depth))
+            }
+            if let action = forecast?.actions[job.index] {
+                w.key("run")
+                w.object { w in
+                    w.member("action", RunForecast.name(action))
+                    if case .resume(let offset) = action { w.member("offset", offset) }
+                    if case .upToDate(let path) = action { w.member("path", path) }
+                }
             }
             w.member("warnings", strings: job.warnings)
         }

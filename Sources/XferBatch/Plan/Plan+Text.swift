@@ -1,3 +1,5 @@
+import Foundation
+
 extension Plan {
     /// The plan for people: a header with counts, limits and the critical path, then the
     /// jobs wave by wave with their source, destination, effective settings and warnings.
@@ -12,6 +14,9 @@ extension Plan {
         out += "  output folder: \(show(outputDirectory))\n"
         let bandwidth = limits.bandwidth.map { ByteSize.format($0) + "/s" } ?? "unlimited"
         out += "  limits: \(limits.concurrency) transfers at once, \(limits.perHost) per host, bandwidth \(bandwidth)\n"
+        if let f = forecast, f.bytesNeeded > 0 {
+            out += "  disk: \(ByteSize.format(f.bytesNeeded)) of known sizes to download; \(f.enoughSpace ? "enough free space" : "NOT ENOUGH FREE SPACE in the output folder")\n"
+        }
         for (w, wave) in graph.waves.enumerated() {
             out += "\nWave \(w + 1)\n"
             for j in wave { out += describe(jobs[j]) }
@@ -52,6 +57,9 @@ extension Plan {
             lines.append("\(job.source) -> \(show(a.to)) (\(a.format.rawValue)\(a.level.map { ", level \($0)" } ?? "")\(a.reproducible ? ", reproducible" : ""))")
         }
         if let t = job.transfer { lines.append(contentsOf: Self.describe(t)) }
+        if let action = forecast?.actions[job.index] {
+            lines.append("run: " + RunForecast.describe(action, kind: job.kind).replacingOccurrences(of: directory + "/", with: ""))
+        }
         var text = lines[0] + "\n"
         for line in lines.dropFirst() { text += "      \(line)\n" }
         for warning in job.warnings { text += "      ! \(warning)\n" }

@@ -12,6 +12,8 @@ public struct Plan: Sendable {
     /// Jobs in manifest order; `jobs[i].index == i`.
     public var jobs: [PlannedJob]
     public var graph: JobGraph
+    /// What a run would do, when the plan was made with a checkpoint store.
+    public var forecast: RunForecast?
 
     public init(name: String?, manifestPath: String, directory: String, outputDirectory: String,
                 limits: Limits, jobs: [PlannedJob], graph: JobGraph) {

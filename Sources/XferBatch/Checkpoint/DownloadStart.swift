@@ -1,0 +1,43 @@
+import Foundation
+
+/// How a download begins, decided from its checkpoint and the files on disk. One pure
+/// function shared by `run` (which acts on it) and `plan` (which reports it).
+public enum DownloadStart: Sendable, Equatable {
+    /// Done before, file in place, `refresh: never`: nothing to transfer.
+    case upToDate(finalPath: String)
+    /// Done before, `refresh: conditional`: ask with the stored validators.
+    case conditional
+    /// A partial from this boot with a stored validator: continue at `offset`.
+    case resume(offset: Int64, validator: String)
+    /// From byte 0.
+    case fresh
+
+    /// - Parameters:
+    ///   - previous: the job's checkpoint, already checked to have the job's fingerprint.
+    ///   - fileSize: size of a file, nil when absent (injected so that tests need no files).
+    public static func decide(_ d: Download, partialPath: String, previous: JobCheckpoint?, boot: String?,
+                              fileSize: (String) -> Int64?) -> DownloadStart {
+        guard let prev = previous else { return .fresh }
+        if prev.phase == .done, let final = prev.finalPath, fileSize(final) == prev.bytes {
+            switch d.refresh {
+            case .never: return .upToDate(finalPath: final)
+            case .conditional: return prev.etag != nil || prev.lastModified != nil ? .conditional : .fresh
+            case .always: return .fresh
+            }
+        }
+        // Trust a partial's length only within the boot that wrote it (see `BootID`), and
+        // only with a validator to make the server confirm it is the same entity.
+        if prev.phase != .done, prev.partialPath == partialPath, let boot, prev.bootID == boot,
+           let validator = prev.etag ?? prev.lastModified, let size = fileSize(partialPath), size > 0 {
+            return .resume(offset: size, validator: validator)
+        }
+        return .fresh
+    }
+
+    /// A file's size, or nil when it does not exist.
+    public static func size(of path: String) -> Int64? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let size = attributes[.size] as? NSNumber else { return nil }
+        return size.int64Value
+    }
+}

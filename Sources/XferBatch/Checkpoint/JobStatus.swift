@@ -1,0 +1,51 @@
+import Foundation
+
+/// One job's state as the checkpoint store and the file system tell it (`xferbatch status`).
+public struct JobStatus: Sendable, Equatable {
+    public enum State: String, Sendable {
+        /// Finished and verified; the file is in place.
+        case done
+        /// A partial download is kept (`percent` when the size is known).
+        case partial
+        case failed
+        /// Nothing recorded, or the job changed since (it will run).
+        case pending
+    }
+
+    public var id: String
+    public var state: State
+    public var path: String?
+    public var sha256: String?
+    public var bytes: Int64
+    public var expected: Int64?
+    public var lastError: String?
+
+    public var percent: Int? {
+        guard let expected, expected > 0 else { return nil }
+        return Int(min(100, bytes * 100 / expected))
+    }
+
+    /// Every job of `plan`, from `store`. A record with another fingerprint is stale.
+    public static func all(plan: Plan, store: any CheckpointStore) throws -> [JobStatus] {
+        try plan.jobs.map { job in
+            guard let record = try store.load(job.id), record.fingerprint == JobFingerprint.of(job) else {
+                return JobStatus(id: job.id, state: .pending, bytes: 0)
+            }
+            switch record.phase {
+            case .done:
+                let present = record.finalPath.map { FileManager.default.fileExists(atPath: $0) } ?? (job.kind == .upload)
+                return JobStatus(id: job.id, state: present ? .done : .pending, path: record.finalPath, sha256: record.sha256,
+                                 bytes: record.bytes, lastError: present ? nil : "the output was removed")
+            case .running, .failed:
+                let partial = record.partialPath.flatMap { path -> Int64? in
+                    (try? FileManager.default.attributesOfItem(atPath: path))?[.size].flatMap { ($0 as? NSNumber)?.int64Value }
+                } ?? 0
+                if partial > 0 {
+                    return JobStatus(id: job.id, state: .partial, path: record.partialPath, bytes: partial, expected: record.expectedSize,
+                                     lastError: record.lastError)
+                }
+                return JobStatus(id: job.id, state: record.lastError == nil ? .pending : .failed, bytes: 0, lastError: record.lastError)
+            }
+        }
+    }
+}

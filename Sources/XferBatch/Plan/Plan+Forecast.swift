@@ -1,0 +1,66 @@
+/// What a run would do with each job, from the checkpoint store and the files on disk
+/// (read only: `plan` touches nothing).
+public struct RunForecast: Sendable {
+    public enum Action: Sendable, Equatable {
+        case upToDate(path: String)
+        case resume(offset: Int64)
+        case conditional
+        case transfer
+        /// An upload or archive done before: skipped if its inputs did not change.
+        case skipIfUnchanged
+    }
+
+    public var actions: [Action]
+    /// Bytes of known size still to download, and whether the output folder has them free.
+    public var bytesNeeded: Int64
+    public var enoughSpace: Bool
+
+    public init(plan: Plan, store: any CheckpointStore) {
+        var actions: [Action] = []
+        var needed: Int64 = 0
+        for job in plan.jobs {
+            let previous = (try? store.load(job.id)).flatMap { $0?.fingerprint == JobFingerprint.of(job) ? $0 : nil }
+            switch job.action {
+            case .download(let d):
+                let partial = d.namesFileAtRunTime ? d.to + ".\(job.id).xferpart" : d.to + ".xferpart"
+                switch DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current, fileSize: DownloadStart.size) {
+                case .upToDate(let path): actions.append(.upToDate(path: path))
+                case .conditional: actions.append(.conditional)
+                case .resume(let offset, _):
+                    actions.append(.resume(offset: offset))
+                    needed += max(0, (d.size ?? offset) - offset)
+                case .fresh:
+                    actions.append(.transfer)
+                    needed += d.size ?? 0
+                }
+            case .upload, .archive:
+                actions.append(previous?.phase == .done ? .skipIfUnchanged : .transfer)
+            }
+        }
+        self.actions = actions
+        self.bytesNeeded = needed
+        self.enoughSpace = needed == 0 || (DiskSpace.free(at: plan.outputDirectory) ?? Int64.max) >= needed
+    }
+
+    /// Words for the text plan.
+    public static func describe(_ action: Action, kind: JobKind) -> String {
+        switch action {
+        case .upToDate(let path): "up to date (\(path)): nothing to transfer"
+        case .resume(let offset): "resume at \(ByteSize.format(offset))"
+        case .conditional: "refresh if changed (conditional request)"
+        case .transfer: kind == .archive ? "build" : kind == .upload ? "upload" : "download"
+        case .skipIfUnchanged: "skip if unchanged since the last run"
+        }
+    }
+
+    /// The `run.action` value in the JSON plan.
+    public static func name(_ action: Action) -> String {
+        switch action {
+        case .upToDate: "up-to-date"
+        case .resume: "resume"
+        case .conditional: "conditional"
+        case .transfer: "transfer"
+        case .skipIfUnchanged: "skip-if-unchanged"
+        }
+    }
+}

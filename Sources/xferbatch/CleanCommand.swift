@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import XferBatch
+
+struct CleanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clean",
+        abstract: "Remove the state folder (and, with --outputs, the files the jobs produced)."
+    )
+
+    @OptionGroup var options: ManifestOptions
+    @OptionGroup var stateOptions: StateOptions
+
+    @Flag(help: "Also delete the outputs recorded as done, and partial files.")
+    var outputs = false
+
+    func run() async throws {
+        let plan = try options.loadPlan()
+        let folder = stateOptions.folder(for: plan)
+        guard FileManager.default.fileExists(atPath: folder) else {
+            StandardStreams.write("nothing to clean: \(folder) does not exist\n")
+            return
+        }
+        let lock = try await stateOptions.lock(for: plan)
+        var deleted = 0
+        if outputs {
+            // The plan's own destinations (and their partials), plus what the store
+            // recorded (names decided at run time).
+            var paths = Set<String>()
+            for job in plan.jobs {
+                switch job.action {
+                case .download(let d) where !d.namesFileAtRunTime: paths.formUnion([d.to, d.to + ".xferpart"])
+                case .download(let d): paths.insert(d.to + ".\(job.id).xferpart")
+                case .archive(let a): paths.formUnion([a.to, a.to + ".xferpart"])
+                case .upload: break
+                }
+            }
+            for record in try stateOptions.store(for: plan).all() {
+                paths.formUnion([record.finalPath, record.partialPath].compactMap { $0 })
+            }
+            for path in paths.sorted() where unlink(path) == 0 { deleted += 1 }
+        }
+        withExtendedLifetime(lock) {}
+        try FileManager.default.removeItem(atPath: folder)
+        StandardStreams.write("removed \(folder)\(outputs ? " and \(deleted) output file\(deleted == 1 ? "" : "s")" : "")\n")
+    }
+}

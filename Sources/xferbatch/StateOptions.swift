@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import XferBatch
+
+/// `--state DIR`, shared by the commands that use the state folder.
+struct StateOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("State folder (checkpoints, lock). Default: .xferbatch beside the manifest.", valueName: "dir"))
+    var state: String?
+
+    func folder(for plan: Plan) -> String {
+        state ?? (plan.directory + "/.xferbatch")
+    }
+
+    /// The store if the state folder has one, else an empty one: reading state creates nothing.
+    func existingStore(for plan: Plan) throws -> any CheckpointStore {
+        let path = folder(for: plan) + "/checkpoints.sqlite"
+        guard FileManager.default.fileExists(atPath: path) else { return InMemoryCheckpointStore() }
+        return try store(for: plan)
+    }
+
+    /// Opens the checkpoint store (exit 2 with the reason when it cannot be used).
+    func store(for plan: Plan) throws -> SQLiteCheckpointStore {
+        do {
+            let store = try SQLiteCheckpointStore(path: folder(for: plan) + "/checkpoints.sqlite")
+            if let warning = store.warning { StandardStreams.writeError("xferbatch: warning: \(warning)\n") }
+            return store
+        } catch {
+            StandardStreams.writeError("xferbatch: \(error)\n")
+            throw ExitCode(ExitStatus.invalidInput.rawValue)
+        }
+    }
+
+    /// Takes the state folder's lock, or exits 3 naming who holds it.
+    func lock(for plan: Plan, wait: Duration? = nil) async throws -> RunLock {
+        let folder = folder(for: plan)
+        do {
+            return try await RunLock.acquire(stateFolder: folder, wait: wait)
+        } catch let held as RunLock.Held {
+            StandardStreams.writeError("xferbatch: \(folder) is \(held) (use --wait-lock DURATION to wait)\n")
+            throw ExitCode(ExitStatus.locked.rawValue)
+        } catch {
+            StandardStreams.writeError("xferbatch: \(error)\n")
+            throw ExitCode(ExitStatus.invalidInput.rawValue)
+        }
+    }
+}
