@@ -71,7 +71,13 @@ struct RunCommand: AsyncParsableCommand {
         var logger = Logger(label: "xferbatch")
         logger.logLevel = verbose ? .debug : logLevel
         let lock = try await stateOptions.lock(for: plan, wait: waitLock.flatMap(DurationText.parse))
-        let store = try stateOptions.store(for: plan)
+        let store: PreloadedCheckpointStore
+        do {
+            store = try PreloadedCheckpointStore(stateOptions.store(for: plan))
+        } catch {
+            StandardStreams.writeError("xferbatch: \(error)\n")
+            throw ExitCode(ExitStatus.invalidInput.rawValue)
+        }
         let clock = ContinuousExecutionClock()
         let engine: TransferEngine
         do {
@@ -144,6 +150,6 @@ struct RunCommand: AsyncParsableCommand {
 
     static func sha256(ofFile path: String) -> String {
         guard let data = FileManager.default.contents(atPath: path) else { return "" }
-        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        return FileDigest.hex(SHA256.hash(data: data))
     }
 }

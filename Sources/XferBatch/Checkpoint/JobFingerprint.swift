@@ -36,7 +36,6 @@ public enum JobFingerprint {
             }
             parts.append("auth:\(String(describing: t.auth))")
         }
-        let digest = SHA256.hash(data: Array(parts.joined(separator: "\u{1F}").utf8))
-        return digest.map { String(format: "%02x", $0) }.joined()
+        return FileDigest.hex(SHA256.hash(data: Array(parts.joined(separator: "\u{1F}").utf8)))
     }
 }

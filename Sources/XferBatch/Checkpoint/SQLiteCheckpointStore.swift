@@ -91,12 +91,14 @@ public final class SQLiteCheckpointStore: CheckpointStore {
     public func save(_ c: JobCheckpoint) throws {
         try wrap {
             try queue.write { db in
-                try db.execute(sql: """
+                // A cached statement: compiled once per connection, not once per save.
+                let statement = try db.cachedStatement(sql: """
                     INSERT OR REPLACE INTO job_checkpoint (job_id, fingerprint, phase, attempts, bytes, expected_size, etag,
                         last_modified, partial_path, boot_id, final_path, sha256, updated_at, last_error)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [c.jobID, c.fingerprint, c.phase.rawValue, c.attempts, c.bytes, c.expectedSize, c.etag,
-                                     c.lastModified, c.partialPath, c.bootID, c.finalPath, c.sha256, c.updatedAt, c.lastError])
+                    """)
+                try statement.execute(arguments: [c.jobID, c.fingerprint, c.phase.rawValue, c.attempts, c.bytes, c.expectedSize, c.etag,
+                                                  c.lastModified, c.partialPath, c.bootID, c.finalPath, c.sha256, c.updatedAt, c.lastError])
             }
         }
     }

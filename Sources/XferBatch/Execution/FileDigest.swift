@@ -6,18 +6,39 @@ public enum FileDigest {
     public static let blockSize = 1 << 20
 
     public static func sha256(ofText text: String) -> String {
-        SHA256.hash(data: Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        hex(SHA256.hash(data: Array(text.utf8)))
     }
 
     public static func sha256(ofFileAt path: String) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
             throw JobFailure(kind: .local, code: "ENOENT", message: "cannot read \(path) to check its SHA-256")
         }
-        defer { try? handle.close() }
+        defer { close(fd) }
         var hasher = SHA256()
-        while let block = try handle.read(upToCount: blockSize), !block.isEmpty {
-            hasher.update(data: block)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = read(fd, buffer.baseAddress, blockSize)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw JobFailure(kind: .local, code: "EIO", message: "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<n]))
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return hex(hasher.finalize())
+    }
+
+    /// Lower-case hex of a digest (Foundation's String(format:) is slow per byte).
+    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }

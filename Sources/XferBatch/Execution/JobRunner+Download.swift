@@ -45,7 +45,6 @@ extension JobRunner {
                                    bytes: resumeFrom, expectedSize: d.size, etag: resumeFrom > 0 ? previous?.etag : nil,
                                    lastModified: resumeFrom > 0 ? previous?.lastModified : nil, partialPath: partial,
                                    bootID: BootID.current, updatedAt: Date().timeIntervalSince1970)
-        try commit(record)
         var request = try self.request(d.url, t)
         request.destination = .file(descriptor: fd, offset: resumeFrom)
         if resumeFrom > 0 {
@@ -58,12 +57,15 @@ extension JobRunner {
         }
         if let store = checkpoints {
             let started = record
+            let resuming = resumeFrom > 0
             request.onResponse = { _, headers in
-                // Committed before the first byte lands: the partial's provenance is known.
+                // Committed before the first byte lands, so the partial's provenance is known.
+                // Skipped for small bodies: a kill then costs a restart of at most
+                // `resumableSize`, never a wrong byte, and small files need one commit, not two.
+                if let length = headers["content-length"].flatMap({ Int64($0) }), length <= Self.resumableSize { return }
                 var r = started
-                r.etag = headers["etag"]
-                r.lastModified = headers["last-modified"]
-                r.bytes = 0
+                r.etag = headers["etag"] ?? (resuming ? started.etag : nil)
+                r.lastModified = headers["last-modified"] ?? (resuming ? started.lastModified : nil)
                 try? store.save(r)
             }
         }
@@ -114,6 +116,9 @@ extension JobRunner {
         try commit(record)
         return AttemptResult(bytes: total, destination: final, sha256: digest, httpStatus: outcome.status == 0 ? nil : outcome.status)
     }
+
+    /// Bodies up to this size are not worth a checkpoint before they complete.
+    static let resumableSize: Int64 = 1 << 20
 
     /// Saves a checkpoint the run relies on; failing to is a local error.
     func commit(_ record: JobCheckpoint) throws {
