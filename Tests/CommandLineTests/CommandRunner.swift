@@ -40,42 +40,46 @@ struct CommandRunner {
 
     /// Runs `xferbatch args...` in the repository with exactly `environment` (plus PATH).
     private static func runBlocking(_ args: [String], environment: [String: String]) throws -> Result {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = args
-        process.currentDirectoryURL = repository
         var env = environment
         env["PATH"] = ProcessInfo.processInfo.environment["PATH"]
         env["COLUMNS"] = env["COLUMNS"] ?? "100"
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes to the end before waiting, so a large output cannot block the child.
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: String(decoding: stdoutData, as: UTF8.self),
-                      stderr: String(decoding: stderrData, as: UTF8.self))
+        return try launch(binary, args, environment: env)
     }
 
     /// Runs any program (python3 for the schema checks).
     private static func runToolBlocking(_ path: String, _ args: [String]) throws -> Result {
+        try launch(URL(fileURLWithPath: "/usr/bin/env"), [path] + args, environment: nil)
+    }
+
+    /// Starts a program in the repository and collects its exit status and output. stderr
+    /// is drained on its own thread while stdout is read here, so that neither pipe can
+    /// fill up and block the child.
+    private static func launch(_ executable: URL, _ args: [String], environment: [String: String]?) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [path] + args
+        process.executableURL = executable
+        process.arguments = args
         process.currentDirectoryURL = repository
+        if let environment { process.environment = environment }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        let stderrBox = StderrBox()
+        let drained = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            stderrBox.data = err.fileHandleForReading.readDataToEndOfFile()
+            drained.signal()
+        }
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
         process.waitUntilExit()
         return Result(status: process.terminationStatus,
                       stdout: String(decoding: stdoutData, as: UTF8.self),
-                      stderr: String(decoding: stderrData, as: UTF8.self))
+                      stderr: String(decoding: stderrBox.data, as: UTF8.self))
+    }
+
+    /// Written by the draining thread before it signals; read after the wait.
+    private final class StderrBox: @unchecked Sendable {
+        var data = Data()
     }
 }

@@ -104,44 +104,57 @@ final class RealServer: @unchecked Sendable {
 }
 
 extension RealServer {
-    /// nginx serving `www/` with PUT (its DAV module) under `/dav/`.
-    static func nginx() throws -> RealServer? {
+    /// nginx in the foreground, one process, everything under its scratch folder, with
+    /// `server` as its only server block (`PORT` and `DIR` are filled in).
+    private static func startNginx(name: String, server: String, prepare: (String) throws -> Void = { _ in }) throws -> RealServer? {
         guard let program = try program("/usr/sbin/nginx", package: "nginx-core") else { return nil }
-        return try start(name: "nginx", program: program, arguments: { folder, _ in ["-c", folder.path + "/nginx.conf", "-p", folder.path] }) { folder, port in
+        return try start(name: name, program: program, arguments: { folder, _ in ["-c", folder.path + "/nginx.conf", "-p", folder.path] }) { folder, port in
             let d = folder.path
-            try FileManager.default.createDirectory(atPath: d + "/www/dav", withIntermediateDirectories: true)
-            try FileManager.default.createDirectory(atPath: d + "/tmp", withIntermediateDirectories: true)
+            for sub in ["www/dav", "tmp"] { try FileManager.default.createDirectory(atPath: d + "/" + sub, withIntermediateDirectories: true) }
+            try prepare(d)
+            let block = server.replacingOccurrences(of: "PORT", with: "\(port)").replacingOccurrences(of: "DIR", with: d)
             try """
             daemon off;
             master_process off;
             worker_processes 1;
             pid \(d)/nginx.pid;
             error_log \(d)/error.log;
-            events { worker_connections 4096; }
+            events { worker_connections 1024; }
             http {
               access_log off;
               keepalive_requests 100000;
               client_body_temp_path \(d)/tmp/body; proxy_temp_path \(d)/tmp/proxy; fastcgi_temp_path \(d)/tmp/fcgi;
               uwsgi_temp_path \(d)/tmp/uwsgi; scgi_temp_path \(d)/tmp/scgi;
-              server {
-                listen 127.0.0.1:\(port);
-                root \(d)/www;
-                location /dav/ { dav_methods PUT; create_full_put_path on; client_max_body_size 0; }
-              }
+              \(block)
             }
             """.write(toFile: d + "/nginx.conf", atomically: true, encoding: .utf8)
         }
     }
 
+    /// nginx serving `www/` with PUT (its DAV module) under `/dav/`.
+    static func nginx() throws -> RealServer? {
+        try startNginx(name: "nginx", server: """
+            server {
+                listen 127.0.0.1:PORT;
+                root DIR/www;
+                location /dav/ { dav_methods PUT; create_full_put_path on; client_max_body_size 0; }
+              }
+            """)
+    }
+
     /// nginx over TLS with a self-signed certificate for 127.0.0.1 (`cert.pem`), serving
     /// `www/`; `/to-http` redirects to a plain-http URL.
     static func nginxTLS() throws -> RealServer? {
-        guard let program = try program("/usr/sbin/nginx", package: "nginx-core"),
-              let openssl = try self.program("/usr/bin/openssl", package: "openssl") else { return nil }
-        return try start(name: "nginx-tls", program: program, arguments: { folder, _ in ["-c", folder.path + "/nginx.conf", "-p", folder.path] }) { folder, port in
-            let d = folder.path
-            try FileManager.default.createDirectory(atPath: d + "/www", withIntermediateDirectories: true)
-            try FileManager.default.createDirectory(atPath: d + "/tmp", withIntermediateDirectories: true)
+        guard let openssl = try program("/usr/bin/openssl", package: "openssl") else { return nil }
+        return try startNginx(name: "nginx-tls", server: """
+            server {
+                listen 127.0.0.1:PORT ssl;
+                ssl_certificate DIR/cert.pem;
+                ssl_certificate_key DIR/key.pem;
+                root DIR/www;
+                location = /to-http { return 302 http://127.0.0.1:1/plain.txt; }
+              }
+            """) { d in
             let p = Process()
             p.executableURL = URL(fileURLWithPath: openssl)
             p.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", d + "/key.pem", "-out", d + "/cert.pem",
@@ -149,26 +162,6 @@ extension RealServer {
             p.standardError = FileHandle(forWritingAtPath: "/dev/null")
             try p.run()
             for _ in 0..<1000 where p.isRunning { usleep(10_000) }
-            try """
-            daemon off;
-            master_process off;
-            worker_processes 1;
-            pid \(d)/nginx.pid;
-            error_log \(d)/error.log;
-            events { worker_connections 256; }
-            http {
-              access_log off;
-              client_body_temp_path \(d)/tmp/body; proxy_temp_path \(d)/tmp/proxy; fastcgi_temp_path \(d)/tmp/fcgi;
-              uwsgi_temp_path \(d)/tmp/uwsgi; scgi_temp_path \(d)/tmp/scgi;
-              server {
-                listen 127.0.0.1:\(port) ssl;
-                ssl_certificate \(d)/cert.pem;
-                ssl_certificate_key \(d)/key.pem;
-                root \(d)/www;
-                location = /to-http { return 302 http://127.0.0.1:1/plain.txt; }
-              }
-            }
-            """.write(toFile: d + "/nginx.conf", atomically: true, encoding: .utf8)
         }
     }
 
