@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import XferBatch
 
 /// SIGINT and SIGTERM: the first calls `stop` (the run winds down and reports); a second
 /// SIGINT exits at once with 130.
@@ -28,13 +29,10 @@ final class InterruptHandler: @unchecked Sendable {
                     FileHandle.standardError.write(Data("\nxferbatch: stopping (\(sig == SIGINT ? "SIGINT" : "SIGTERM")): cancelling transfers; press Ctrl-C again to quit at once\n".utf8))
                     stop()
                 } else if sig == SIGINT || previous == SIGINT {
-                    Foundation.exit(ExitStatus_interruptedNow)
+                    Foundation.exit(ExitStatus.interrupted.rawValue)
                 }
             }
             source.resume()
         }
     }
 }
-
-/// 130, without importing XferBatch here.
-let ExitStatus_interruptedNow: Int32 = 130
