@@ -45,29 +45,23 @@ public struct JSONWriter {
     }
 
     public mutating func object(_ body: (inout JSONWriter) -> Void) {
-        separateUnlessAfterKey()
-        bytes.append(UInt8(ascii: "{"))
-        depth += 1
-        needsComma = false
-        let start = bytes.count
-        body(&self)
-        depth -= 1
-        if pretty, bytes.count != start { newline() }
-        bytes.append(UInt8(ascii: "}"))
-        needsComma = true
-        afterKey = false
+        container(open: UInt8(ascii: "{"), close: UInt8(ascii: "}"), body)
     }
 
     public mutating func array(_ body: (inout JSONWriter) -> Void) {
+        container(open: UInt8(ascii: "["), close: UInt8(ascii: "]"), body)
+    }
+
+    private mutating func container(open: UInt8, close: UInt8, _ body: (inout JSONWriter) -> Void) {
         separateUnlessAfterKey()
-        bytes.append(UInt8(ascii: "["))
+        bytes.append(open)
         depth += 1
         needsComma = false
         let start = bytes.count
         body(&self)
         depth -= 1
         if pretty, bytes.count != start { newline() }
-        bytes.append(UInt8(ascii: "]"))
+        bytes.append(close)
         needsComma = true
         afterKey = false
     }

@@ -4,13 +4,7 @@ import Synchronization
 ///
 ///     [ 30.00s] progress 112/200 jobs finished, 3 running, 1.2 GiB so far
 public final class ProgressLines: EventSink {
-    private struct Counts {
-        var finished = 0
-        var total = 0
-        var bytes: Int64 = 0
-    }
-
-    private let counts = Mutex(Counts())
+    private let counts = Mutex(RunTally())
     private let board: ProgressBoard
 
     public init(board: ProgressBoard) {
@@ -18,16 +12,7 @@ public final class ProgressLines: EventSink {
     }
 
     public func handle(_ event: RunEvent) {
-        counts.withLock { c in
-            switch event {
-            case .runStarted(let jobs, _): c.total = jobs
-            case .jobSucceeded(_, let bytes, _, _):
-                c.finished += 1
-                c.bytes += bytes
-            case .jobFailed, .jobSkipped, .jobCancelled, .jobUpToDate: c.finished += 1
-            default: break
-            }
-        }
+        counts.withLock { $0.count(event) }
     }
 
     /// The line for now (without timestamp).
@@ -35,6 +20,6 @@ public final class ProgressLines: EventSink {
         let active = board.snapshot()
         let inFlight = active.reduce(Int64(0)) { $0 + $1.bytesDone }
         let c = counts.withLock { $0 }
-        return "progress \(c.finished)/\(c.total) jobs finished, \(active.count) running, \(ByteSize.format(c.bytes + inFlight)) so far"
+        return "progress \(c.finished)/\(c.total) jobs finished, \(active.count) running, \(ByteSize.format(c.bytesDone + inFlight)) so far"
     }
 }

@@ -12,10 +12,7 @@ import Synchronization
 public final class TerminalDisplay: EventSink {
     private struct State {
         var linesDrawn = 0
-        var total = 0
-        var finished = 0
-        var failed = 0
-        var bytesDone: Int64 = 0
+        var tally = RunTally()
         var samples: [String: (bytes: Int64, at: Duration, rate: Double)] = [:]
         var overallRate: Double = 0
         var lastOverall: (bytes: Int64, at: Duration)?
@@ -40,17 +37,7 @@ public final class TerminalDisplay: EventSink {
 
     public func handle(_ event: RunEvent) {
         state.withLock { s in
-            switch event {
-            case .runStarted(let jobs, _): s.total = jobs
-            case .jobSucceeded(_, let bytes, _, _):
-                s.finished += 1
-                s.bytesDone += bytes
-            case .jobFailed:
-                s.finished += 1
-                s.failed += 1
-            case .jobSkipped, .jobCancelled, .jobUpToDate: s.finished += 1
-            default: break
-            }
+            s.tally.count(event)
             if case .jobStarted = event { return }  // the block shows running jobs
             write(erase(s.linesDrawn))
             s.linesDrawn = 0
@@ -70,13 +57,13 @@ public final class TerminalDisplay: EventSink {
             }
             if active.count > room { lines.append("… and \(active.count - room) more") }
             let inFlight = active.reduce(Int64(0)) { $0 + $1.bytesDone }
-            let moved = s.bytesDone + inFlight
+            let moved = s.tally.bytesDone + inFlight
             if let last = s.lastOverall, now > last.at {
                 let instant = Double(moved - last.bytes) / seconds(now - last.at)
                 s.overallRate = s.overallRate == 0 ? instant : 0.7 * s.overallRate + 0.3 * instant
             }
             s.lastOverall = (moved, now)
-            var overall = "\(s.finished)/\(s.total) jobs done, \(s.failed) failed · \(ByteSize.format(moved)) · \(ByteSize.format(Int64(s.overallRate)))/s"
+            var overall = "\(s.tally.finished)/\(s.tally.total) jobs done, \(s.tally.failed) failed · \(ByteSize.format(moved)) · \(ByteSize.format(Int64(s.overallRate)))/s"
             overall = String(overall.prefix(width - 1))
             lines.append(color ? "\u{1B}[1m\(overall)\u{1B}[0m" : overall)
             var text = erase(s.linesDrawn)

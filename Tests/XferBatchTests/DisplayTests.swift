@@ -1,0 +1,53 @@
+import Synchronization
+import Testing
+@testable import XferBatch
+import XferCurl
+
+@Suite("Progress displays")
+struct DisplayTests {
+    final class Screen: Sendable {
+        let text = Mutex("")
+        func write(_ s: String) { text.withLock { $0 += s } }
+    }
+
+    func board(doneBytes: Int64, of total: Int64) -> ProgressBoard {
+        let board = ProgressBoard()
+        let progress = TransferProgress()
+        progress.update(done: doneBytes, expected: total)
+        board.register("dataset", progress, at: .zero)
+        return board
+    }
+
+    @Test func theLiveDisplayDrawsABarPerTransferAndAnOverallLine() {
+        let screen = Screen()
+        let display = TerminalDisplay(board: board(doneBytes: 1 << 20, of: 4 << 20), clock: ContinuousExecutionClock(), width: 80,
+                                      color: false, write: screen.write)
+        display.handle(.runStarted(jobs: 3, name: nil))
+        display.handle(.jobSucceeded(id: "readme", bytes: 263, duration: .milliseconds(5), destination: "out/readme.txt"))
+        display.redraw()
+        let text = screen.text.withLock { $0 }
+        #expect(text.contains("done     readme 263 B"), "event lines are printed above the block")
+        #expect(text.contains("dataset          [#######-----------------------]  1 MiB/4 MiB"), "a quarter of a 30-column bar")
+        #expect(text.contains("1/3 jobs done, 0 failed · 1 MiB"))
+        #expect(!text.contains("\u{1B}[1m"), "no colour with NO_COLOR")
+        #expect(text.split(separator: "\n").allSatisfy { $0.count < 80 }, "lines fit the terminal")
+    }
+
+    @Test func finishingErasesTheBlockSoOnlyEventsAndTheSummaryRemain() {
+        let screen = Screen()
+        let display = TerminalDisplay(board: board(doneBytes: 10, of: 100), clock: ContinuousExecutionClock(), width: 60,
+                                      color: true, write: screen.write)
+        display.redraw()
+        screen.text.withLock { $0 = "" }
+        display.finish()
+        #expect(screen.text.withLock { $0 } == "\u{1B}[2F\u{1B}[J", "cursor up over the two lines drawn, then clear")
+    }
+
+    @Test func thePlainProgressLineCountsFinishedJobsAndBytesInFlight() {
+        let lines = ProgressLines(board: board(doneBytes: 2048, of: 4096))
+        lines.handle(.runStarted(jobs: 4, name: nil))
+        lines.handle(.jobSucceeded(id: "a", bytes: 1024, duration: .seconds(1), destination: "a"))
+        lines.handle(.jobSkipped(id: "b", reason: "dependency x failed"))
+        #expect(lines.line() == "progress 2/4 jobs finished, 1 running, 3 KiB so far")
+    }
+}
