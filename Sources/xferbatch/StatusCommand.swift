@@ -58,7 +58,3 @@ struct StatusCommand: AsyncParsableCommand {
         StandardStreams.write("\(count(.done)) done, \(count(.partial)) partial, \(count(.failed)) failed, \(count(.pending)) pending of \(rows.count) jobs\n")
     }
 }
-
-extension String {
-    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
-}

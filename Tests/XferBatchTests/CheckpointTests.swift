@@ -108,6 +108,18 @@ struct CheckpointRunTests {
     }
 }
 
+extension CheckpointRunTests {
+    @Test func a304ToAnUnconditionalRequestNeverBecomesTheFinalFile() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.status(304)])
+        let result = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a")), store: InMemoryCheckpointStore())
+        #expect(result.state("a") == .failed)
+        #expect(result.job("a")?.lifecycle.reason?.hasPrefix("HTTP 304: ") == true)
+        #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/a.bin"))
+    }
+}
+
 @Suite("Checkpoints: SQLite store")
 struct SQLiteCheckpointStoreTests {
     func folder() throws -> String {

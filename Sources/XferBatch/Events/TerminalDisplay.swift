@@ -116,8 +116,8 @@ public final class TerminalDisplay: EventSink {
 }
 
 extension String {
-    /// Padded with spaces to `width` characters.
-    func padding(_ width: Int) -> String {
+    /// Padded with spaces to `width` characters (columns of plain text output).
+    public func padding(_ width: Int) -> String {
         count >= width ? self : self + String(repeating: " ", count: width - count)
     }
 }

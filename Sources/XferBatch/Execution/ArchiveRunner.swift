@@ -41,7 +41,7 @@ struct ArchiveRunner {
             return "\(e.name)\u{1F}\(size)\u{1F}\(mtime)"
         }.joined(separator: "\n"))
         if let prev = try? checkpoints?.load(job.id), prev.fingerprint == fingerprint, prev.phase == .done, prev.etag == inputs,
-           let final = prev.finalPath, JobRunner.size(of: final) == prev.bytes {
+           let final = prev.finalPath, DownloadStart.size(of: final) == prev.bytes {
             return AttemptResult(bytes: prev.bytes, destination: final, sha256: prev.sha256, httpStatus: nil, upToDate: true)
         }
         let partial = spec.to + ".xferpart"

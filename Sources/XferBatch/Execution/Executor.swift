@@ -65,23 +65,25 @@ public final class Executor: Sendable {
         events.handle(.runStarted(jobs: plan.jobs.count, name: plan.name))
         var interrupted = false
         await withTaskGroup(of: Event.self) { group in
-            carryOut(scheduler.begin(at: clock.now()), &scheduler, group: &group, runner: runner)
+            carryOut(scheduler.begin(at: clock.now()), scheduler, group: &group, runner: runner)
             while let event = await group.next() {
                 if Task.isCancelled && !interrupted {
                     interrupted = true
-                    carryOut(scheduler.interrupt(at: clock.now()), &scheduler, group: &group, runner: runner)
+                    carryOut(scheduler.interrupt(at: clock.now()), scheduler, group: &group, runner: runner)
                 }
                 switch event {
                 case .attemptEnded(let j, let result):
                     if case .success(let r) = result { runner.outputs.record(r.destination, for: plan.jobs[j].id) }
-                    carryOut(scheduler.attemptEnded(j, result, at: clock.now(), unit: random()), &scheduler, group: &group, runner: runner)
+                    let effects = scheduler.attemptEnded(j, result, at: clock.now(), unit: random())
+                    carryOut(effects, scheduler, group: &group, runner: runner)
                 case .retryDue(let j):
-                    carryOut(scheduler.retryDue(j, at: clock.now()), &scheduler, group: &group, runner: runner)
+                    carryOut(scheduler.retryDue(j, at: clock.now()), scheduler, group: &group, runner: runner)
                 }
-                carryOut(scheduler.startReady(at: clock.now()), &scheduler, group: &group, runner: runner)
+                carryOut(scheduler.startReady(at: clock.now()), scheduler, group: &group, runner: runner)
             }
         }
-        carryOut(scheduler.finish(at: clock.now()), &scheduler, runner: runner)
+        let leftovers = scheduler.finish(at: clock.now())
+        reportEvents(leftovers, scheduler)
         let endedAt = clock.now()
         var summary = RunSummary()
         summary.interrupted = interrupted
@@ -103,7 +105,7 @@ public final class Executor: Sendable {
     }
 
     /// Turns the scheduler's effects into child tasks and events.
-    private func carryOut(_ effects: [RunScheduler.Effect], _ scheduler: inout RunScheduler,
+    private func carryOut(_ effects: [RunScheduler.Effect], _ scheduler: RunScheduler,
                           group: inout TaskGroup<Event>, runner: JobRunner) {
         for effect in effects {
             switch effect {
@@ -132,7 +134,7 @@ public final class Executor: Sendable {
     }
 
     /// Effects after the loop (no task group any more) can only be events.
-    private func carryOut(_ effects: [RunScheduler.Effect], _ scheduler: inout RunScheduler, runner: JobRunner) {
+    private func reportEvents(_ effects: [RunScheduler.Effect], _ scheduler: RunScheduler) {
         for case .event(let key) in effects { report(key, scheduler) }
     }
 

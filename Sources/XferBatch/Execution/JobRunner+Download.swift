@@ -80,8 +80,11 @@ extension JobRunner {
             try? checkpoints?.save(merging: record)
             throw Self.failure(error)
         }
-        if outcome.status == 304, let prev = previous, let final = prev.finalPath {
-            unlink(partial)
+        if outcome.status == 304 {
+            unlink(partial)  // empty: a 304 has no body, and must never become the final file
+            guard conditional, let prev = previous, let final = prev.finalPath else {
+                throw JobFailure(kind: .permanent, code: "HTTP 304", message: "the server answered 304 Not Modified to an unconditional request")
+            }
             try commit(prev)
             return AttemptResult(bytes: prev.bytes, destination: final, sha256: prev.sha256, httpStatus: 304, upToDate: true)
         }
@@ -130,7 +133,6 @@ extension JobRunner {
         }
     }
 
-    static func size(of path: String) -> Int64? { DownloadStart.size(of: path) }
 }
 
 extension CheckpointStore {
