@@ -90,7 +90,8 @@ let package = Package(
         ),
         .testTarget(
             name: "XferArchiveTests",
-            dependencies: ["XferArchive"]
+            dependencies: ["XferArchive"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "XferCurlTests",

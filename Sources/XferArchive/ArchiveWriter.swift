@@ -10,10 +10,6 @@ import Glibc
 /// mtime, owner, group and modes are fixed (and gzip's header timestamp is left out), so
 /// identical inputs give byte-identical archives.
 public enum ArchiveWriter {
-    public enum Format: String, Sendable, CaseIterable {
-        case tar, tarGz = "tar.gz", tarXz = "tar.xz", tarZst = "tar.zst", zip
-    }
-
     public struct Entry: Sendable, Equatable {
         /// Name inside the archive (relative, `/`-separated).
         public var name: String
@@ -36,7 +32,7 @@ public enum ArchiveWriter {
     static let blockSize = 256 * 1024
 
     /// Writes `entries` to `path` (which should be a temporary name; the caller renames).
-    public static func write(_ entries: [Entry], to path: String, format: Format, level: Int?, reproducible: Bool) throws(ArchiveError) -> Result {
+    public static func write(_ entries: [Entry], to path: String, format: ArchiveFileFormat, level: Int?, reproducible: Bool) throws(ArchiveError) -> Result {
         guard let a = archive_write_new() else { throw ArchiveError(code: -30, message: "libarchive could not start an archive") }
         defer { archive_write_free(a) }
         try configure(a, format: format, level: level, reproducible: reproducible)
@@ -53,7 +49,7 @@ public enum ArchiveWriter {
         return Result(entries: entries.count, bytesIn: bytesIn, bytesOut: size)
     }
 
-    private static func configure(_ a: OpaquePointer, format: Format, level: Int?, reproducible: Bool) throws(ArchiveError) {
+    private static func configure(_ a: OpaquePointer, format: ArchiveFileFormat, level: Int?, reproducible: Bool) throws(ArchiveError) {
         switch format {
         case .zip:
             try check(a, archive_write_set_format_zip(a), "zip format")

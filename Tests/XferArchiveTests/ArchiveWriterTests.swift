@@ -32,8 +32,8 @@ struct ArchiveWriterTests {
         return text
     }
 
-    @Test(arguments: ArchiveWriter.Format.allCases)
-    func everyFormatIsReadBackByBsdtar(format: ArchiveWriter.Format) throws {
+    @Test(arguments: ArchiveFileFormat.allCases)
+    func everyFormatIsReadBackByBsdtar(format: ArchiveFileFormat) throws {
         let s = try Scratch()
         let archive = s.path("out.\(format.rawValue)")
         let result = try ArchiveWriter.write(try s.entries(), to: archive, format: format, level: nil, reproducible: false)
@@ -47,8 +47,8 @@ struct ArchiveWriterTests {
         #expect(try list(archive) == "bundle/a.txt\nbundle/big.bin\n")
     }
 
-    @Test(arguments: ArchiveWriter.Format.allCases)
-    func reproducibleArchivesOfIdenticalInputsAreByteIdentical(format: ArchiveWriter.Format) throws {
+    @Test(arguments: ArchiveFileFormat.allCases)
+    func reproducibleArchivesOfIdenticalInputsAreByteIdentical(format: ArchiveFileFormat) throws {
         let s = try Scratch()
         let entries = try s.entries()
         _ = try ArchiveWriter.write(entries, to: s.path("one"), format: format, level: nil, reproducible: true)

@@ -48,7 +48,7 @@ struct ArchiveRunner {
         try FileManager.default.createDirectory(atPath: (spec.to as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let result: ArchiveWriter.Result
         do {
-            result = try ArchiveWriter.write(entries, to: partial, format: ArchiveWriter.Format(rawValue: spec.format.rawValue) ?? .tar,
+            result = try ArchiveWriter.write(entries, to: partial, format: ArchiveFileFormat(rawValue: spec.format.rawValue) ?? .tar,
                                              level: spec.level, reproducible: spec.reproducible)
         } catch {
             unlink(partial)

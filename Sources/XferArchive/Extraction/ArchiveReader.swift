@@ -1,0 +1,112 @@
+internal import CArchive
+
+/// Reads an archive's entries one at a time through libarchive's read API.
+///
+/// Only tar (with gzip, bzip2, xz or zstd compression) and zip are enabled: `format: nil`
+/// tells them apart by content, a given format must match. Zips are read through their
+/// central directory when the file is seekable.
+final class ArchiveReader {
+    /// What an entry's header says.
+    struct Header {
+        enum Kind: Equatable {
+            case file, directory, symlink, hardLink
+            /// A device, FIFO or socket, named for messages.
+            case special(String)
+        }
+
+        var name: String
+        var kind: Kind
+        /// Declared data size; nil when the header does not say (streamed zip entries).
+        var size: Int64?
+        var permissions: UInt32
+        /// Seconds and nanoseconds since 1970, when the archive records it.
+        var mtime: (seconds: Int, nanoseconds: Int)?
+        /// The target of a symbolic or hard link.
+        var linkTarget: String?
+    }
+
+    private let handle: OpaquePointer
+    let path: String
+
+    init(path: String, format: ArchiveFileFormat?) throws(ArchiveError) {
+        guard let a = archive_read_new() else { throw ArchiveError(code: ARCHIVE_FATAL, message: "libarchive could not start a reader") }
+        handle = a
+        self.path = path
+        switch format {
+        case nil:
+            try check(archive_read_support_format_tar(a), "tar format")
+            try check(archive_read_support_format_gnutar(a), "tar format")
+            try check(archive_read_support_format_zip(a), "zip format")
+            for filter in [archive_read_support_filter_gzip, archive_read_support_filter_bzip2,
+                           archive_read_support_filter_xz, archive_read_support_filter_zstd] {
+                try check(filter(a), "compression filter")
+            }
+        case .zip:
+            try check(archive_read_support_format_zip(a), "zip format")
+        case .tar, .tarGz, .tarXz, .tarZst:
+            try check(archive_read_support_format_tar(a), "tar format")
+            try check(archive_read_support_format_gnutar(a), "tar format")
+            switch format {
+            case .tarGz: try check(archive_read_support_filter_gzip(a), "gzip filter")
+            case .tarXz: try check(archive_read_support_filter_xz(a), "xz filter")
+            case .tarZst: try check(archive_read_support_filter_zstd(a), "zstd filter")
+            default: break
+            }
+        }
+        try check(archive_read_open_filename(a, path, 256 * 1024), "cannot open \(path)")
+    }
+
+    deinit { archive_read_free(handle) }
+
+    /// The next entry's header, or nil at the end of the archive.
+    func next() throws(ArchiveError) -> Header? {
+        var entry: OpaquePointer?
+        let r = archive_read_next_header(handle, &entry)
+        if r == ARCHIVE_EOF { return nil }
+        try check(r, "cannot read the next entry")
+        guard let e = entry else { return nil }
+        let name = (archive_entry_pathname_utf8(e) ?? archive_entry_pathname(e)).map { String(cString: $0) } ?? ""
+        let hardLink = archive_entry_hardlink_utf8(e) ?? archive_entry_hardlink(e)
+        let kind: Header.Kind
+        var target: String?
+        if let hardLink {
+            kind = .hardLink
+            target = String(cString: hardLink)
+        } else {
+            switch archive_entry_filetype(e) & 0o170000 {
+            case 0o100000: kind = .file
+            case 0o040000: kind = .directory
+            case 0o120000:
+                kind = .symlink
+                target = (archive_entry_symlink_utf8(e) ?? archive_entry_symlink(e)).map { String(cString: $0) } ?? ""
+            case 0o020000: kind = .special("character device")
+            case 0o060000: kind = .special("block device")
+            case 0o010000: kind = .special("FIFO")
+            case 0o140000: kind = .special("socket")
+            default: kind = .special("unknown type")
+            }
+        }
+        let size: Int64? = archive_entry_size_is_set(e) != 0 ? Int64(archive_entry_size(e)) : nil
+        let mtime = archive_entry_mtime_is_set(e) != 0 ? (Int(archive_entry_mtime(e)), Int(archive_entry_mtime_nsec(e))) : nil
+        return Header(name: name, kind: kind, size: size, permissions: UInt32(archive_entry_perm(e)), mtime: mtime, linkTarget: target)
+    }
+
+    /// Reads up to `count` bytes of the current entry's data; 0 at its end.
+    func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(ArchiveError) -> Int {
+        let n = archive_read_data(handle, buffer, count)
+        if n < 0 { throw ArchiveError(code: Int32(truncatingIfNeeded: n), message: "cannot read data: \(errorText)") }
+        return n
+    }
+
+    /// Bytes read from the archive file so far (compressed).
+    var compressedBytesRead: Int64 { Int64(archive_filter_bytes(handle, -1)) }
+
+    private func check(_ result: Int32, _ what: String) throws(ArchiveError) {
+        guard result < ARCHIVE_WARN else { return }
+        throw ArchiveError(code: result, message: "\(what): \(errorText)")
+    }
+
+    private var errorText: String {
+        archive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"
+    }
+}

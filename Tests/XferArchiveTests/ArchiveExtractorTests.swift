@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+import XferArchive
+
+@Suite("Archive extraction")
+struct ArchiveExtractorTests {
+    @Test func aWellFormedTarballKeepsFoldersModesTimesAndLinks() throws {
+        let s = try ExtractionScratch()
+        let result = try s.extract(ExtractionScratch.fixture("good.tar.gz"))
+        #expect([result.entries, result.files, result.folders, result.links] as [Int] == [8, 3, 3, 2])
+        #expect(result.bytesOut == 18 + 8 + 7)
+        let archiveSize = try FileManager.default.attributesOfItem(atPath: ExtractionScratch.fixture("good.tar.gz"))[.size] as? NSNumber
+        #expect(result.bytesIn == archiveSize?.int64Value)
+        #expect(s.contents("top/bin/tool") == "#!/bin/sh\necho hi\n")
+        #expect(s.contents("top/locked/inside.txt") == "inside\n")
+        let fm = FileManager.default
+        let tool = try fm.attributesOfItem(atPath: s.target + "/top/bin/tool")
+        #expect((tool[.posixPermissions] as? NSNumber)?.intValue == 0o755)
+        #expect((tool[.modificationDate] as? Date)?.timeIntervalSince1970 == 1_700_000_000)
+        #expect(try fm.destinationOfSymbolicLink(atPath: s.target + "/top/docs") == "README")
+        let again = try fm.attributesOfItem(atPath: s.target + "/top/bin/tool-again")
+        #expect((again[.systemFileNumber] as? NSNumber) == (tool[.systemFileNumber] as? NSNumber))
+        // A read-only folder in the archive stays removable: the owner keeps write access.
+        let locked = try fm.attributesOfItem(atPath: s.target + "/top/locked")
+        #expect((locked[.posixPermissions] as? NSNumber)?.intValue == 0o755)
+        #expect(!fm.fileExists(atPath: s.staging))
+    }
+
+    @Test(arguments: [
+        ("zip-slip.zip", "../evil.txt"),
+        ("zip-slip.tar", "a/../../evil.txt"),
+        // libarchive reads Windows separators in a zip as "/", which the rules then see.
+        ("backslash-slip.zip", "../../evil.txt"),
+        ("absolute.tar", "/tmp/xferbatch-evil.txt"),
+        ("symlink-escape.tar", "link"),
+        ("symlink-absolute.tar", "passwd"),
+        ("through-link.tar", "alias/x.txt"),
+        ("symlink-chain.tar", "b"),
+        ("hardlink-escape.tar", "h"),
+        ("device.tar", "dev/null"),
+    ])
+    func aHostileArchiveIsRefusedNamingTheEntryAndLeavesNothing(fixture: String, entry: String) throws {
+        let s = try ExtractionScratch()
+        do {
+            _ = try s.extract(ExtractionScratch.fixture(fixture))
+            Issue.record("\(fixture) was extracted")
+        } catch {
+            guard case .unsafeEntry(let named, _) = error else {
+                Issue.record("\(fixture): \(error)")
+                return
+            }
+            #expect(named == entry)
+            #expect(error.description.contains("refused entry \"\(entry)\""))
+        }
+        #expect(s.allPaths() == ["one", "one/two", "one/two/three"])
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/xferbatch-evil.txt"))
+    }
+
+    @Test func aBombIsStoppedAtMaxBytesCountedAsWritten() throws {
+        let s = try ExtractionScratch()
+        #expect {
+            _ = try s.extract(ExtractionScratch.fixture("bomb.zip"), options: .init(maxBytes: 1 << 20))
+        } throws: { error in
+            guard case ExtractionError.tooManyBytes(let limit, let entry) = error else { return false }
+            return limit == 1 << 20 && entry == "zeros.bin"
+        }
+        #expect(s.allPaths() == ["one", "one/two", "one/two/three"])
+    }
+
+    @Test func moreEntriesThanMaxEntriesAreRefused() throws {
+        let s = try ExtractionScratch()
+        #expect {
+            _ = try s.extract(ExtractionScratch.fixture("many-entries.tar.gz"), options: .init(maxEntries: 100))
+        } throws: { error in
+            guard case ExtractionError.tooManyEntries(let limit) = error else { return false }
+            return limit == 100
+        }
+        #expect(s.allPaths() == ["one", "one/two", "one/two/three"])
+        #expect(try s.extract(ExtractionScratch.fixture("many-entries.tar.gz"), options: .init(maxEntries: 200)).files == 200)
+    }
+
+    @Test func stripComponentsDropsLeadingFoldersIncludingInHardLinks() throws {
+        let s = try ExtractionScratch()
+        let result = try s.extract(ExtractionScratch.fixture("good.tar.gz"), options: .init(stripComponents: 1))
+        #expect(result.folders == 2)  // "top/" itself is stripped away
+        #expect(s.contents("bin/tool-again") == "#!/bin/sh\necho hi\n")
+        #expect(s.contents("README") == "read me\n")
+    }
+
+    @Test func aFormatThatDoesNotMatchTheFileIsAnErrorNotAGuess() throws {
+        let s = try ExtractionScratch()
+        #expect {
+            _ = try s.extract(ExtractionScratch.fixture("zip-slip.zip"), format: .tarGz)
+        } throws: { error in
+            guard case ExtractionError.unreadable = error else { return false }
+            return true
+        }
+        #expect(s.allPaths() == ["one", "one/two", "one/two/three"])
+    }
+
+    @Test func aTruncatedArchiveLeavesNothingBehind() throws {
+        let s = try ExtractionScratch()
+        let whole = try Data(contentsOf: URL(fileURLWithPath: ExtractionScratch.fixture("good.tar.gz")))
+        let cut = s.root + "/cut.tar.gz"
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cut))
+        #expect(throws: ExtractionError.self) { _ = try s.extract(cut) }
+        #expect(!FileManager.default.fileExists(atPath: s.target))
+        #expect(!FileManager.default.fileExists(atPath: s.staging))
+    }
+
+    @Test func extractingAgainReplacesThePreviousFolderAsAWhole() throws {
+        let s = try ExtractionScratch()
+        _ = try s.extract(ExtractionScratch.fixture("good.tar.gz"))
+        try s.write("left over\n", to: "one/two/three/target/stale.txt")
+        _ = try s.extract(ExtractionScratch.fixture("many-entries.tar.gz"))
+        #expect(s.contents("f199") == "x\n")
+        #expect(s.contents("stale.txt") == nil)
+        #expect(s.contents("top/README") == nil)
+        #expect(!FileManager.default.fileExists(atPath: s.staging))
+    }
+
+    @Test func aFileInTheWayOfTheTargetIsKeptAndReported() throws {
+        let s = try ExtractionScratch()
+        try s.write("mine\n", to: "one/two/three/target")
+        #expect(throws: ExtractionError.self) { _ = try s.extract(ExtractionScratch.fixture("good.tar.gz")) }
+        #expect(try String(contentsOfFile: s.target, encoding: .utf8) == "mine\n")
+        #expect(!FileManager.default.fileExists(atPath: s.staging))
+    }
+
+    @Test(arguments: ArchiveFileFormat.allCases)
+    func whatTheWriterPacksTheExtractorUnpacksByteForByte(format: ArchiveFileFormat) throws {
+        let s = try ExtractionScratch()
+        let big = Data((0..<600_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try big.write(to: URL(fileURLWithPath: s.root + "/big.bin"))
+        try s.write("small\n", to: "small.txt")
+        let archive = s.root + "/packed." + format.rawValue
+        _ = try ArchiveWriter.write([.init(name: "d/big.bin", sourcePath: s.root + "/big.bin"),
+                                     .init(name: "small.txt", sourcePath: s.root + "/small.txt")],
+                                    to: archive, format: format, level: nil, reproducible: false)
+        let result = try s.extract(archive, format: format)
+        #expect(result.files == 2)
+        #expect(result.bytesOut == 600_006)
+        #expect(FileManager.default.contents(atPath: s.target + "/d/big.bin") == big)
+        #expect(s.contents("small.txt") == "small\n")
+        // And told apart by content when the format is not given.
+        FolderRemoval.remove(s.target)
+        #expect(try s.extract(archive).files == 2)
+    }
+}
