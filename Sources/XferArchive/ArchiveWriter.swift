@@ -32,7 +32,10 @@ public enum ArchiveWriter {
     static let blockSize = 256 * 1024
 
     /// Writes `entries` to `path` (which should be a temporary name; the caller renames).
-    public static func write(_ entries: [Entry], to path: String, format: ArchiveFileFormat, level: Int?, reproducible: Bool) throws(ArchiveError) -> Result {
+    /// `progress` receives the input bytes read so far, once per block, and returns false
+    /// to stop (the write then throws `ArchiveError.cancelled`).
+    public static func write(_ entries: [Entry], to path: String, format: ArchiveFileFormat, level: Int?, reproducible: Bool,
+                             progress: (Int64) -> Bool = { _ in true }) throws(ArchiveError) -> Result {
         guard let a = archive_write_new() else { throw ArchiveError(code: -30, message: "libarchive could not start an archive") }
         defer { archive_write_free(a) }
         try configure(a, format: format, level: level, reproducible: reproducible)
@@ -41,7 +44,7 @@ public enum ArchiveWriter {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16)
         defer { buffer.deallocate() }
         for entry in entries {
-            bytesIn += try add(entry, to: a, buffer: buffer, reproducible: reproducible)
+            bytesIn += try add(entry, to: a, buffer: buffer, reproducible: reproducible, before: bytesIn, progress: progress)
         }
         try check(a, archive_write_close(a), "cannot finish \(path)")
         var info = stat()
@@ -70,7 +73,8 @@ public enum ArchiveWriter {
     }
 
     /// Adds one regular file; returns its size.
-    private static func add(_ entry: Entry, to a: OpaquePointer, buffer: UnsafeMutableRawPointer, reproducible: Bool) throws(ArchiveError) -> Int64 {
+    private static func add(_ entry: Entry, to a: OpaquePointer, buffer: UnsafeMutableRawPointer, reproducible: Bool,
+                            before: Int64, progress: (Int64) -> Bool) throws(ArchiveError) -> Int64 {
         let fd = open(entry.sourcePath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ArchiveError(code: errno, message: "cannot read \(entry.sourcePath): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -108,6 +112,7 @@ public enum ArchiveWriter {
                 throw ArchiveError(code: Int32(truncatingIfNeeded: written), message: "cannot write \(entry.name): \(errorText(a))")
             }
             total += Int64(n)
+            if !progress(before + total) { throw ArchiveError.cancelled }
         }
         guard total == Int64(info.st_size) else {
             throw ArchiveError(code: -30, message: "\(entry.sourcePath) changed size while being archived")

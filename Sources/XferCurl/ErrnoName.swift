@@ -3,8 +3,8 @@ import Glibc
 #endif
 
 /// Names of the errno values a transfer can meet, for stable error codes in reports.
-enum ErrnoName {
-    static func name(_ err: Int32) -> String {
+public enum ErrnoName {
+    public static func name(_ err: Int32) -> String {
         switch err {
         case ENOSPC: "ENOSPC"
         case EACCES: "EACCES"

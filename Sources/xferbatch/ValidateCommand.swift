@@ -12,7 +12,7 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         let plan = try options.loadPlan()
-        let counts = JobKind.allCases.map { "\(plan.count($0)) \($0.rawValue)\(plan.count($0) == 1 ? "" : "s")" }
+        let counts = JobKind.allCases.filter { plan.count($0) > 0 }.map { "\(plan.count($0)) \($0.rawValue)\(plan.count($0) == 1 ? "" : "s")" }
         StandardStreams.write("ok: \(plan.jobs.count) job\(plan.jobs.count == 1 ? "" : "s") (\(counts.joined(separator: ", ")))\n")
         ProcessExit.skippingTeardown(of: plan)
     }

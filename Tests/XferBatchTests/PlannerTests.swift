@@ -73,10 +73,10 @@ struct PlannerTests {
         #expect(lines.contains { $0.contains("jobs[1].upload.multipart.files[0].path: reads /work/a.txt, which job \"a\" writes") })
     }
 
-    @Test func archiveInputsByJobIDAddImplicitDependencies() throws {
+    @Test func inputsByJobIDAddImplicitDependencies() throws {
         let plan = try M.plan(M.manifest(jobs: M.download("a", to: "a.bin") + "," + #"{"id": "z", "archive": {"from": ["a"], "to": "z.tar"}}"#))
         #expect(plan.jobs[1].dependsOn == ["a"])
-        #expect(plan.jobs[1].archiveInputs == [.job(id: "a", path: "/work/a.bin")])
+        #expect(plan.jobs[1].inputs == [.job(id: "a", path: "/work/a.bin")])
         #expect(plan.graph.waves.count == 2)
     }
 
@@ -129,5 +129,57 @@ struct PlannerTests {
     @Test func tildePathsUseHome() throws {
         let json = M.manifest(jobs: #"{"id": "u", "upload": {"from": "f", "url": "sftp://h/f", "sftp": {"knownHosts": "~/.ssh/kh"}}}"#)
         #expect(try M.plan(json, environment: ["HOME": "/home/me"]).jobs[0].transfer?.knownHosts == "/home/me/.ssh/kh")
+    }
+}
+
+@Suite("Planner: extract jobs")
+struct ExtractPlanningTests {
+    typealias M = ManifestTesting
+
+    @Test func anExtractDependsOnItsArchiveAndOwnsAFolder() throws {
+        let plan = try M.plan(M.manifest(jobs: M.download("a", to: "a.zip") + "," + #"{"id": "x", "extract": {"from": "a", "to": "a"}}"#))
+        #expect(plan.jobs[1].dependsOn == ["a"])
+        #expect(plan.jobs[1].inputs == [.job(id: "a", path: "/work/a.zip")])
+        #expect(plan.jobs[1].destination == "/work/a/")
+    }
+
+    @Test func anUnknownSourceIsNamedWithASuggestion() {
+        let lines = M.problems(M.manifest(jobs: M.download("artifact", to: "a.zip") + "," + #"{"id": "x", "extract": {"from": "artifcat", "to": "a/"}}"#))
+        #expect(lines.contains { $0.contains("jobs[1].extract.from: no job \"artifcat\" in this manifest (did you mean \"artifact\"?)") })
+    }
+
+    @Test func anUploadOrAnotherExtractionIsNoArchive() {
+        let jobs = #"{"id": "u", "upload": {"from": "x", "url": "https://x.org/u"}}, {"id": "x", "extract": {"from": "u", "to": "x/"}}"#
+        #expect(M.problems(M.manifest(jobs: jobs)).contains { $0.contains("jobs[1].extract.from: job \"u\" is an upload and produces no file to extract") })
+        let chained = M.download("a", to: "a.zip") + #", {"id": "x", "extract": {"from": "a", "to": "x/"}}, {"id": "y", "extract": {"from": "x", "to": "y/"}}"#
+        #expect(M.problems(M.manifest(jobs: chained)).contains { $0.contains("job \"x\" is an extraction and produces a folder to extract") })
+    }
+
+    @Test func nothingElseMayWriteInsideTheFolder() {
+        let jobs = M.download("a", to: "a.zip") + "," + M.download("b", to: "x/b.bin") + #", {"id": "x", "extract": {"from": "a", "to": "x/"}}"#
+        let lines = M.problems(M.manifest(jobs: jobs))
+        #expect(lines.contains { $0.contains("jobs[1].download.to: writes /work/x/b.bin inside /work/x/, which extract job \"x\" replaces as a whole") })
+    }
+
+    @Test func readingInsideTheFolderNeedsTheExtraction() {
+        let jobs = M.download("a", to: "a.zip") + #", {"id": "x", "extract": {"from": "a", "to": "x/"}}"#
+            + #", {"id": "u", "upload": {"from": "x/report.xml", "url": "https://x.org/u"}}"#
+            + #", {"id": "z", "archive": {"from": ["x/**/*.log"], "to": "logs.tar"}}"#
+        let lines = M.problems(M.manifest(jobs: jobs, extra: #""outputDir": ".","#))
+        #expect(lines.contains { $0.contains("jobs[2].upload.from: reads /work/x/report.xml inside /work/x/, which extract job \"x\" writes, but does not depend on it") })
+        #expect(lines.contains { $0.contains("jobs[3].archive.from[0]: can match files inside /work/x/, which extract job \"x\" writes") })
+    }
+
+    @Test func theOutputFolderItselfIsNotAnExtractionTarget() {
+        let lines = M.problems(M.manifest(jobs: M.download("a", to: "a.zip") + #", {"id": "x", "extract": {"from": "a", "to": "./"}}"#))
+        #expect(lines.contains { $0.contains("jobs[1].extract.to: an extraction replaces its folder as a whole") })
+    }
+
+    @Test func limitsAndFormatAreCheckedWhereTheyAreWritten() {
+        let jobs = M.download("a", to: "a.zip") + #", {"id": "x", "extract": {"from": "a", "to": "x/", "format": "rar", "maxBytes": "lots", "maxEntries": 0}}"#
+        let lines = M.problems(M.manifest(jobs: jobs))
+        #expect(lines.contains { $0.contains("jobs[1].extract.format: \"rar\" is not one of \"auto\"") })
+        #expect(lines.contains { $0.contains("jobs[1].extract.maxBytes: \"lots\" is not a size") })
+        #expect(lines.contains { $0.contains("jobs[1].extract.maxEntries: expected an integer from 1") })
     }
 }

@@ -20,9 +20,10 @@ public enum ArchiveExtractor {
 
     /// Extracts `archive` and installs the result at `target` (a folder, replaced as a
     /// whole if it exists) by way of `staging` (a sibling name the caller reserves).
-    /// `progress` receives the data bytes written so far, once per block.
+    /// `progress` receives the data bytes written so far, once per block, and returns
+    /// false to stop (the extraction then throws `.cancelled` and leaves nothing).
     public static func extract(archiveAt archive: String, format: ArchiveFileFormat?, to target: String, staging: String,
-                               options: ExtractionOptions, progress: (Int64) -> Void = { _ in }) throws(ExtractionError) -> ExtractionResult {
+                               options: ExtractionOptions, progress: (Int64) -> Bool = { _ in true }) throws(ExtractionError) -> ExtractionResult {
         FolderRemoval.remove(staging)
         guard mkdir(staging, 0o700) == 0 else { throw StagingFolder.ioError(staging, "cannot create the staging folder") }
         do {
@@ -38,7 +39,7 @@ public enum ArchiveExtractor {
     }
 
     private static func fill(_ staging: String, from archive: String, format: ArchiveFileFormat?, options: ExtractionOptions,
-                             progress: (Int64) -> Void) throws(ExtractionError) -> ExtractionResult {
+                             progress: (Int64) -> Bool) throws(ExtractionError) -> ExtractionResult {
         let reader: ArchiveReader
         do { reader = try ArchiveReader(path: archive, format: format) } catch { throw .unreadable(error) }
         let folder = try StagingFolder(path: staging)
@@ -51,6 +52,7 @@ public enum ArchiveExtractor {
             do { header = try reader.next() } catch { throw .unreadable(error) }
             guard let header else { break }
             result.entries += 1
+            if !progress(result.bytesOut) { throw .cancelled }
             if result.entries > options.maxEntries { throw .tooManyEntries(limit: options.maxEntries) }
             let entry = header.name
             let components: [String]
@@ -99,7 +101,7 @@ public enum ArchiveExtractor {
     /// Streams one file's data; returns the running total of bytes written.
     private static func writeFile(_ header: ArchiveReader.Header, _ components: [String], in folder: StagingFolder, from reader: ArchiveReader,
                                   buffer: UnsafeMutableRawPointer, written: Int64, limit: Int64,
-                                  progress: (Int64) -> Void) throws(ExtractionError) -> Int64 {
+                                  progress: (Int64) -> Bool) throws(ExtractionError) -> Int64 {
         let dir = try folder.parent(of: components, entry: header.name)
         let name = components[components.count - 1]
         let shown = folder.path + "/" + components.joined(separator: "/")
@@ -123,7 +125,7 @@ public enum ArchiveExtractor {
                 offset += w
             }
             total += Int64(n)
-            progress(total)
+            if !progress(total) { throw .cancelled }
         }
         let mode = header.permissions & 0o777
         _ = fchmod(fd, mode == 0 ? 0o644 : mode)

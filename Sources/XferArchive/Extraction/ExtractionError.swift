@@ -27,6 +27,8 @@ public enum ExtractionError: Error, Sendable, CustomStringConvertible {
     case tooManyBytes(limit: Int64, entry: String)
     /// libarchive could not read the archive (corrupt, truncated, wrong format).
     case unreadable(ArchiveError)
+    /// The caller asked to stop (its progress callback returned false).
+    case cancelled
     /// A local file operation failed (ENOSPC, EACCES...).
     case io(path: String, code: Int32, message: String)
 
@@ -37,6 +39,7 @@ public enum ExtractionError: Error, Sendable, CustomStringConvertible {
         case .tooManyBytes(let limit, let entry):
             "extracting \"\(entry)\" would exceed \(limit) bytes (maxBytes); refused as a possible archive bomb"
         case .unreadable(let error): "cannot read the archive: \(error.message)"
+        case .cancelled: "cancelled"
         case .io(let path, _, let message): "\(path): \(message)"
         }
     }

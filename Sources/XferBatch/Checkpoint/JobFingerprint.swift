@@ -19,13 +19,19 @@ public enum JobFingerprint {
                 parts += form.files.map { "part:\($0.field)=\($0.path);\($0.filename ?? "");\($0.contentType ?? "")" }
             }
         case .archive(let a):
-            parts += job.archiveInputs.map { input in
+            parts += job.inputs.map { input in
                 switch input {
                 case .job(let id, let path): "job:\(id)=\(path)"
                 case .path(let p): "path:\(p)"
                 }
             }
             parts += [a.to, a.format.rawValue, a.level.map(String.init) ?? "", a.prefix, "\(a.reproducible)"]
+        case .extract(let e):
+            parts += job.inputs.map { input in
+                guard case .job(let id, let path) = input else { return "" }
+                return "job:\(id)=\(path)"
+            }
+            parts += [e.to, e.format?.rawValue ?? "auto", "\(e.stripComponents)", "\(e.maxBytes)", "\(e.maxEntries)"]
         }
         if let t = job.transfer {
             parts += t.headers.map { h in

@@ -33,13 +33,17 @@ public struct JSONLinesEventSink: EventSink {
                 w.member("errorClass", failure.kind.rawValue)
                 w.key("delay")
                 w.double(Double(DurationText.milliseconds(delay)) / 1000)
-            case .jobSucceeded(let id, let bytes, let duration, let destination):
+            case .jobSucceeded(let id, let bytes, let duration, let destination, let archive):
                 w.member("event", "job-succeeded")
                 w.member("job", id)
                 w.member("bytes", bytes)
                 w.key("duration")
                 w.double(Double(DurationText.milliseconds(duration)) / 1000)
                 w.member("destination", destination)
+                if let archive {
+                    w.key("archive")
+                    w.object { w in archive.writeJSON(to: &w) }
+                }
             case .jobUpToDate(let id, let destination):
                 w.member("event", "job-up-to-date")
                 w.member("job", id)

@@ -6,7 +6,8 @@ public enum RunEvent: Sendable {
     case runStarted(jobs: Int, name: String?)
     case jobStarted(id: String, attempt: Int, source: String, destination: String)
     case jobRetrying(id: String, attempt: Int, failure: JobFailure, delay: Duration)
-    case jobSucceeded(id: String, bytes: Int64, duration: Duration, destination: String)
+    /// `archive`: what an archive or extract job packed or unpacked.
+    case jobSucceeded(id: String, bytes: Int64, duration: Duration, destination: String, archive: ArchiveStats? = nil)
     /// Already done in an earlier run (checkpoint store); nothing was transferred.
     case jobUpToDate(id: String, destination: String)
     case jobFailed(id: String, reason: String, attempts: Int)

@@ -9,7 +9,7 @@ struct RunTally: Sendable {
         switch event {
         case .runStarted(let jobs, _):
             total = jobs
-        case .jobSucceeded(_, let bytes, _, _):
+        case .jobSucceeded(_, let bytes, _, _, _):
             finished += 1
             bytesDone += bytes
         case .jobFailed:

@@ -9,4 +9,28 @@ public struct AttemptResult: Sendable, Equatable {
     public var httpStatus: Int?
     /// True when nothing was transferred because the work was already done.
     public var upToDate = false
+    /// What an archive or extract job packed or unpacked.
+    public var archive: ArchiveStats?
+}
+
+/// Entries and bytes of an archive job (files in, archive out) or an extract job (archive
+/// in, files out), for the report.
+public struct ArchiveStats: Sendable, Equatable {
+    public var entries: Int
+    public var bytesIn: Int64
+    public var bytesOut: Int64
+
+    /// Output bytes per input byte (below 1 when an archive compresses).
+    public var ratio: Double? { bytesIn > 0 ? Double(bytesOut) / Double(bytesIn) : nil }
+}
+
+extension ArchiveStats {
+    /// `entries`, `bytesIn`, `bytesOut` and `ratio` as members of the open object.
+    func writeJSON(to w: inout JSONWriter) {
+        w.member("entries", entries)
+        w.member("bytesIn", bytesIn)
+        w.member("bytesOut", bytesOut)
+        w.key("ratio")
+        if let ratio { w.double((ratio * 10_000).rounded() / 10_000) } else { w.null() }
+    }
 }

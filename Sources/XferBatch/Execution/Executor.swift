@@ -145,7 +145,8 @@ public final class Executor: Sendable {
             let attempt = lc.attempts.last
             let duration = (attempt?.endedAt ?? .zero) - (attempt?.startedAt ?? .zero)
             let r = scheduler.results[j]
-            events.handle(.jobSucceeded(id: plan.jobs[j].id, bytes: r?.bytes ?? 0, duration: duration, destination: display(r?.destination ?? "")))
+            events.handle(.jobSucceeded(id: plan.jobs[j].id, bytes: r?.bytes ?? 0, duration: duration, destination: display(r?.destination ?? ""),
+                                        archive: r?.archive))
         case .upToDate(let j):
             events.handle(.jobUpToDate(id: plan.jobs[j].id, destination: display(scheduler.results[j]?.destination ?? "")))
         case .retrying(let j):
@@ -167,7 +168,7 @@ public final class Executor: Sendable {
     /// and never above the cap; it under-uses the cap while fewer transfers run.
     static func bandwidthPerTransfer(_ plan: Plan) -> Int64? {
         guard let total = plan.limits.bandwidth else { return nil }
-        let transfers = plan.jobs.count - plan.count(.archive)
+        let transfers = plan.jobs.count - plan.count(.archive) - plan.count(.extract)
         return max(1, total / Int64(max(1, min(plan.limits.concurrency, transfers))))
     }
 

@@ -26,7 +26,12 @@ struct JobRunner: Sendable {
             switch job.action {
             case .download(let download): return .success(try await self.download(job, download, progress: progress))
             case .upload(let upload): return .success(try await self.upload(job, upload, progress: progress))
-            case .archive: return .success(try ArchiveRunner(outputs: outputs, outputDirectory: outputDirectory, checkpoints: checkpoints).build(job))
+            case .archive:
+                let runner = ArchiveRunner(outputs: outputs, outputDirectory: outputDirectory, checkpoints: checkpoints)
+                return .success(try await BlockingWork.run { try runner.build(job, progress: progress, cancellation: $0) })
+            case .extract:
+                let runner = ExtractRunner(outputs: outputs, checkpoints: checkpoints)
+                return .success(try await BlockingWork.run { try runner.extract(job, progress: progress, cancellation: $0) })
             }
         } catch let failure as JobFailure {
             return .failure(failure)

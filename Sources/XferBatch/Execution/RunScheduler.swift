@@ -33,12 +33,12 @@ struct RunScheduler {
         self.hostKeys = plan.jobs.map(Self.hostKey)
     }
 
-    /// The per-host bucket of a job (archives use none: they only count globally).
+    /// The per-host bucket of a job (archives and extractions use none: they only count globally).
     static func hostKey(_ job: PlannedJob) -> String? {
         switch job.action {
         case .download(let d): d.url.hostKey
         case .upload(let u): u.url.hostKey
-        case .archive: nil
+        case .archive, .extract: nil
         }
     }
 

@@ -1,4 +1,4 @@
-/// One unit of work in the graph: a download, an upload or an archive.
+/// One unit of work in the graph: a download, an upload, an archive or an extraction.
 public struct Job: Sendable {
     /// Unique within the manifest; `[A-Za-z0-9._-]+`.
     public var id: String
@@ -33,17 +33,19 @@ public enum JobAction: Sendable {
     case download(Download)
     case upload(Upload)
     case archive(Archive)
+    case extract(Extract)
 
     public var kind: JobKind {
         switch self {
         case .download: .download
         case .upload: .upload
         case .archive: .archive
+        case .extract: .extract
         }
     }
 }
 
 /// The kind of a job, as named in the manifest and reports.
 public enum JobKind: String, Sendable, CaseIterable {
-    case download, upload, archive
+    case download, upload, archive, extract
 }

@@ -1,9 +1,10 @@
 extension ManifestDecoder {
-    static let jobKeys: KeySet = ["id", "dependsOn", "optional", "priority", "allowOutsideOutputDir", "download", "upload", "archive"]
-    static let actionKeys: KeySet = ["download", "upload", "archive"]
+    static let jobKeys: KeySet = ["id", "dependsOn", "optional", "priority", "allowOutsideOutputDir", "download", "upload", "archive", "extract"]
+    static let actionKeys: KeySet = ["download", "upload", "archive", "extract"]
     static let downloadKeys: KeySet = ["url", "to", "sha256", "size", "refresh"] + transferKeys
     static let uploadKeys: KeySet = ["url", "from", "method", "contentType", "multipart", "createMissingDirs"] + transferKeys
     static let archiveKeys: KeySet = ["from", "to", "format", "level", "prefix", "reproducible", "removeSources"]
+    static let extractKeys: KeySet = ["from", "to", "format", "stripComponents", "maxBytes", "maxEntries"]
     static let multipartKeys: KeySet = ["fields", "files"]
     static let multipartFileKeys: KeySet = ["field", "path", "filename", "contentType"]
 
@@ -46,9 +47,9 @@ extension ManifestDecoder {
         let present = Self.actionKeys.names.filter { m.has($0) }
         guard present.count == 1 else {
             if present.isEmpty {
-                report("a job needs exactly one of \"download\", \"upload\" or \"archive\"", at: node.offset)
+                report("a job needs exactly one of \"download\", \"upload\", \"archive\" or \"extract\"", at: node.offset)
             } else {
-                report("a job has exactly one of \"download\", \"upload\" or \"archive\", found \(present.map { "\"\($0)\"" }.joined(separator: " and "))", at: node.offset)
+                report("a job has exactly one of \"download\", \"upload\", \"archive\" or \"extract\", found \(present.map { "\"\($0)\"" }.joined(separator: " and "))", at: node.offset)
             }
             return nil
         }
@@ -56,7 +57,8 @@ extension ManifestDecoder {
         switch present[0] {
         case "download": action = field(m, "download") { decodeDownload($0) }.map(JobAction.download)
         case "upload": action = field(m, "upload") { decodeUpload($0) }.map(JobAction.upload)
-        default: action = field(m, "archive") { decodeArchive($0) }.map(JobAction.archive)
+        case "archive": action = field(m, "archive") { decodeArchive($0) }.map(JobAction.archive)
+        default: action = field(m, "extract") { decodeExtract($0) }.map(JobAction.extract)
         }
         guard let id, let action else { return nil }
         return Job(id: id, index: index, dependsOn: dependsOn, optional: optional, priority: priority,
@@ -174,6 +176,32 @@ extension ManifestDecoder {
         return Archive(from: from, to: to, format: format, level: level, prefix: prefix,
                        reproducible: reproducible, removeSources: removeSources)
     }
+
+    func decodeExtract(_ node: JSONNode) -> Extract? {
+        guard let m = members(of: node, allowed: Self.extractKeys) else { return nil }
+        let from = field(m, "from", required: true) { node -> String? in
+            guard let id = rawString(node) else { return nil }
+            if !JobID.isValid(id) { report("\"from\" names the job whose file is the archive; \"\(id)\" is not a job id", at: node.offset) }
+            return id
+        }
+        let to = field(m, "to", required: true) { nonEmptyString($0) }
+        let format = field(m, "format") { oneOf($0, ExtractFormatName.self) }
+        let strip = field(m, "stripComponents") { int($0, in: 0...1_000) } ?? 0
+        let maxBytes = field(m, "maxBytes") { size($0) } ?? Extract.defaultMaxBytes
+        let maxEntries = field(m, "maxEntries") { int($0, in: 1...100_000_000) } ?? Extract.defaultMaxEntries
+        guard let from, let to else { return nil }
+        return Extract(from: from, to: to, format: format.flatMap { ArchiveFormat(rawValue: $0.rawValue) },
+                       stripComponents: strip, maxBytes: maxBytes, maxEntries: maxEntries)
+    }
+}
+
+/// The spellings of an extract job's `format`: `auto` or an archive format.
+enum ExtractFormatName: String, CaseIterable {
+    case auto, tar
+    case tarGz = "tar.gz"
+    case tarXz = "tar.xz"
+    case tarZst = "tar.zst"
+    case zip
 }
 
 /// The rule for job ids.

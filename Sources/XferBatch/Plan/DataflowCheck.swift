@@ -1,6 +1,7 @@
 /// Checks who writes and who reads which file: no two jobs may write one path, and a
 /// job reading a path another job writes must depend on that job (else it could run
-/// before the file exists, or read it half-written).
+/// before the file exists, or read it half-written). An extract job owns its folder
+/// whole: nothing else may write inside it, and whoever reads inside it depends on it.
 struct DataflowCheck {
     let jobs: [Job]
     let planned: [PlannedJob]
@@ -21,15 +22,40 @@ struct DataflowCheck {
                 writer[out] = i
             }
         }
+        let folders = planned.indices.compactMap { i -> (folder: String, index: Int)? in
+            guard planned[i].kind == .extract, let out = outputs[i] else { return nil }
+            return (out, i)
+        }
+        if !folders.isEmpty { problems += insideExtractFolders(folders) }
         for i in planned.indices where planned[i].kind != .download {
             let p = planned[i]
             for (path, jsonPath) in reads(p) {
-                guard let w = writer[path], w != p.index, !graph.depends(p.index, on: w) else { continue }
-                problems.append(Diagnostic(jsonPath,
-                                           "reads \(path), which job \"\(planned[w].id)\" writes, but does not depend on it; add \"dependsOn\": [\"\(planned[w].id)\"]"))
+                if let w = writer[path], w != p.index, !graph.depends(p.index, on: w) {
+                    problems.append(Diagnostic(jsonPath,
+                                               "reads \(path), which job \"\(planned[w].id)\" writes, but does not depend on it; add \"dependsOn\": [\"\(planned[w].id)\"]"))
+                }
+                if let f = folders.first(where: { $0.index != p.index && PathText.isWithin(path, folder: $0.folder) }),
+                   !graph.depends(p.index, on: f.index) {
+                    problems.append(Diagnostic(jsonPath, "reads \(path) inside \(f.folder), which extract job \"\(planned[f.index].id)\" writes, but does not depend on it; add \"dependsOn\": [\"\(planned[f.index].id)\"]"))
+                }
             }
             if case .archive = p.action {
-                problems += globInputs(p, writer: writer)
+                problems += globInputs(p, writer: writer, folders: folders)
+            }
+        }
+        return problems
+    }
+
+    /// No job writes inside an extract job's folder (it is replaced as a whole), and no
+    /// extract folder lies inside another.
+    private func insideExtractFolders(_ folders: [(folder: String, index: Int)]) -> [Diagnostic] {
+        var problems: [Diagnostic] = []
+        for (i, output) in outputs.enumerated() {
+            guard let out = output else { continue }
+            let bare = out.hasSuffix("/") ? String(out.dropLast()) : out
+            for f in folders where f.index != i && (PathText.isWithin(bare, folder: f.folder) || bare + "/" == f.folder) {
+                problems.append(Diagnostic(JobPath.action(jobs[i], "to"),
+                                           "writes \(out) inside \(f.folder), which extract job \"\(planned[f.index].id)\" replaces as a whole; choose a destination outside it"))
             }
         }
         return problems
@@ -40,6 +66,7 @@ struct DataflowCheck {
         switch job.action {
         case .download(let d): d.to
         case .archive(let a): a.to
+        case .extract(let e): e.to
         case .upload: nil
         }
     }
@@ -56,25 +83,31 @@ struct DataflowCheck {
                 }
             }
         case .archive(let a):
-            return p.archiveInputs.enumerated().compactMap { k, input in
+            return p.inputs.enumerated().compactMap { k, input in
                 guard case .path(let path) = input, !Glob.isPattern(path) else { return nil }
                 _ = a
                 return (path, JobPath.action(job, "from").appending(index: k))
             }
-        case .download:
+        case .download, .extract:
             return []
         }
     }
 
     /// An archive glob must only match outputs of jobs the archive depends on.
-    private func globInputs(_ p: PlannedJob, writer: [String: Int]) -> [Diagnostic] {
+    private func globInputs(_ p: PlannedJob, writer: [String: Int], folders: [(folder: String, index: Int)]) -> [Diagnostic] {
         var problems: [Diagnostic] = []
-        for (k, input) in p.archiveInputs.enumerated() {
+        for (k, input) in p.inputs.enumerated() {
             guard case .path(let pattern) = input, Glob.isPattern(pattern) else { continue }
             let glob = Glob(pattern)
             for (path, w) in writer where w != p.index && glob.matches(path) && !graph.depends(p.index, on: w) {
                 problems.append(Diagnostic(JobPath.action(jobs[p.index], "from").appending(index: k),
                                            "matches \(path), which job \"\(planned[w].id)\" writes, but does not depend on it; add \"dependsOn\": [\"\(planned[w].id)\"]"))
+            }
+            let fixed = Glob.fixedFolder(of: pattern)
+            for f in folders where f.index != p.index && !graph.depends(p.index, on: f.index)
+                && (PathText.isWithin(fixed, folder: f.folder) || PathText.isWithin(f.folder, folder: fixed)) {
+                problems.append(Diagnostic(JobPath.action(jobs[p.index], "from").appending(index: k),
+                                           "can match files inside \(f.folder), which extract job \"\(planned[f.index].id)\" writes, but does not depend on it; add \"dependsOn\": [\"\(planned[f.index].id)\"]"))
             }
         }
         return problems

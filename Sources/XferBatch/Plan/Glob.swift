@@ -11,6 +11,12 @@ struct Glob: Sendable {
         text.contains("*") || text.contains("?")
     }
 
+    /// The folder before the first wildcard component: `/out/logs/*/x` -> `/out/logs`.
+    static func fixedFolder(of pattern: String) -> String {
+        pattern.split(separator: "/", omittingEmptySubsequences: false)
+            .prefix { !$0.contains("*") && !$0.contains("?") }.joined(separator: "/")
+    }
+
     func matches(_ path: String) -> Bool {
         Self.match(pattern[...], Array(path.utf8)[...])
     }

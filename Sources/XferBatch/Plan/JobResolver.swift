@@ -55,7 +55,7 @@ struct JobResolver {
     mutating func resolve() -> PlannedJob {
         var action = job.action
         var transfer: SharedBox<EffectiveTransfer>? = nil
-        var inputs: [ArchiveInput] = []
+        var inputs: [JobInput] = []
         switch job.action {
         case .download(var d):
             d.to = destination(d.to, key: "to")
@@ -106,10 +106,26 @@ struct JobResolver {
                 }
             }
             action = .archive(a)
+        case .extract(var e):
+            e.to = destination(e.to.hasSuffix("/") ? e.to : e.to + "/", key: "to")
+            if e.to == outputDirectory + "/" || e.to == "/" {
+                problems.append(Diagnostic(JobPath.action(job, "to"),
+                                           "an extraction replaces its folder as a whole; name a folder under outputDir, not outputDir itself"))
+            }
+            if indexByID[e.from] == nil {
+                problems.append(Diagnostic(JobPath.action(job, "from"),
+                                           "no job \"\(e.from)\" in this manifest\(Suggestion.phrase(for: e.from, in: indexByID.keys))"))
+            } else if e.from == job.id {
+                problems.append(Diagnostic(JobPath.action(job, "from"), "an extract job cannot read its own output"))
+            } else {
+                inputs.append(.job(id: e.from, path: ""))
+                implicitDependencies.append(e.from)
+            }
+            action = .extract(e)
         }
         if let transfer { sharedTransfer = transfer }
         return PlannedJob(id: job.id, index: job.index, dependsOn: job.dependsOn, optional: job.optional,
-                          priority: job.priority, action: action, transfer: transfer, archiveInputs: inputs, warnings: warnings)
+                          priority: job.priority, action: action, transfer: transfer, inputs: inputs, warnings: warnings)
     }
 
     /// Absolute destination under `outputDir`; a trailing `/` (folder) is kept.

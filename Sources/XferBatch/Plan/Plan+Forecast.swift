@@ -10,7 +10,17 @@ public struct RunForecast: Sendable {
         case skipIfUnchanged
     }
 
+    /// What is known of an archive or extract job's input sizes before the run.
+    public struct InputEstimate: Sendable, Equatable {
+        /// Sum of the sizes known: files already on disk, else a download's `size`.
+        public var bytes: Int64
+        /// Inputs whose size cannot be known before the run.
+        public var unknown: Int
+    }
+
     public var actions: [Action]
+    /// Per job; nil for downloads and uploads.
+    public var inputs: [InputEstimate?]
     /// Bytes of known size still to download, and whether the output folder has them free.
     public var bytesNeeded: Int64
     public var enoughSpace: Bool
@@ -33,11 +43,12 @@ public struct RunForecast: Sendable {
                     actions.append(.transfer)
                     needed += d.size ?? 0
                 }
-            case .upload, .archive:
+            case .upload, .archive, .extract:
                 actions.append(previous?.phase == .done ? .skipIfUnchanged : .transfer)
             }
         }
         self.actions = actions
+        self.inputs = Self.estimateInputs(plan)
         self.bytesNeeded = needed
         self.enoughSpace = needed == 0 || (DiskSpace.free(at: plan.outputDirectory) ?? Int64.max) >= needed
     }
@@ -48,7 +59,13 @@ public struct RunForecast: Sendable {
         case .upToDate(let path): "up to date (\(path)): nothing to transfer"
         case .resume(let offset): "resume at \(ByteSize.format(offset))"
         case .conditional: "refresh if changed (conditional request)"
-        case .transfer: kind == .archive ? "build" : kind == .upload ? "upload" : "download"
+        case .transfer:
+            switch kind {
+            case .download: "download"
+            case .upload: "upload"
+            case .archive: "build"
+            case .extract: "extract"
+            }
         case .skipIfUnchanged: "skip if unchanged since the last run"
         }
     }

@@ -33,6 +33,7 @@ extension Plan {
                 w.member("downloads", count(.download))
                 w.member("uploads", count(.upload))
                 w.member("archives", count(.archive))
+                w.member("extracts", count(.extract))
                 w.member("waves", graph.waves.count)
                 w.member("warnings", jobs.reduce(0) { $0 + $1.warnings.count })
             }
@@ -115,7 +116,7 @@ extension Plan {
                 w.object { w in
                     w.key("inputs")
                     w.array { w in
-                        for input in job.archiveInputs {
+                        for input in job.inputs {
                             w.object { w in
                                 switch input {
                                 case .job(let id, let path):
@@ -134,6 +135,19 @@ extension Plan {
                     w.member("reproducible", a.reproducible)
                     w.member("removeSources", a.removeSources)
                 }
+            case .extract(let e):
+                w.key("extract")
+                w.object { w in
+                    if case .job(let id, let path)? = job.inputs.first {
+                        w.member("from", id)
+                        w.member("archive", path)
+                    }
+                    w.member("to", e.to)
+                    w.member("format", e.format?.rawValue ?? "auto")
+                    w.member("stripComponents", e.stripComponents)
+                    w.member("maxBytes", e.maxBytes)
+                    w.member("maxEntries", e.maxEntries)
+                }
             }
             if let t = job.transfer {
                 w.key("transfer")
@@ -145,6 +159,10 @@ extension Plan {
                     w.member("action", RunForecast.name(action))
                     if case .resume(let offset) = action { w.member("offset", offset) }
                     if case .upToDate(let path) = action { w.member("path", path) }
+                    if let estimate = forecast?.inputs[job.index] {
+                        w.member("inputBytes", estimate.bytes)
+                        w.member("inputsOfUnknownSize", estimate.unknown)
+                    }
                 }
             }
             w.member("warnings", strings: job.warnings)
@@ -227,7 +245,7 @@ extension PlannedJob {
         switch action {
         case .download(let d): d.url.redacted
         case .upload(let u): u.sourcePaths.joined(separator: ", ")
-        case .archive: archiveInputs.map { input in
+        case .archive, .extract: inputs.map { input in
             switch input {
             case .job(let id, _): id
             case .path(let p): p
@@ -242,6 +260,7 @@ extension PlannedJob {
         case .download(let d): d.to
         case .upload(let u): u.url.redacted
         case .archive(let a): a.to
+        case .extract(let e): e.to
         }
     }
 }

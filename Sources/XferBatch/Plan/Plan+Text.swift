@@ -8,7 +8,7 @@ extension Plan {
         var out = ""
         let title = name.map { "\"\($0)\"" } ?? "manifest"
         out += "Plan for \(title) (\(manifestPath))\n"
-        let kinds = JobKind.allCases.map { Self.counted(count($0), $0.rawValue) }.joined(separator: ", ")
+        let kinds = JobKind.allCases.filter { count($0) > 0 }.map { Self.counted(count($0), $0.rawValue) }.joined(separator: ", ")
         out += "  \(Self.counted(jobs.count, "job")): \(kinds), in \(Self.counted(graph.waves.count, "wave"))\n"
         out += "  critical path: \(graph.criticalPath.map { jobs[$0].id }.joined(separator: " -> ")) (\(Self.counted(graph.criticalPath.count, "job")))\n"
         out += "  output folder: \(show(outputDirectory))\n"
@@ -55,10 +55,19 @@ extension Plan {
             }
         case .archive(let a):
             lines.append("\(job.source) -> \(show(a.to)) (\(a.format.rawValue)\(a.level.map { ", level \($0)" } ?? "")\(a.reproducible ? ", reproducible" : ""))")
+        case .extract(let e):
+            let archive = job.inputs.first.map { input in
+                guard case .job(let id, let path) = input else { return "" }
+                return path.hasSuffix("/") ? id : "\(id) (\(show(path)))"
+            } ?? e.from
+            lines.append("\(archive) -> \(show(e.to)) (\(e.format?.rawValue ?? "format from content")\(e.stripComponents > 0 ? ", strip \(e.stripComponents)" : ""))")
+            lines.append("limits: \(ByteSize.format(e.maxBytes)), \(e.maxEntries) entries; unsafe entries are refused")
         }
         if let t = job.transfer { lines.append(contentsOf: Self.describe(t)) }
         if let action = forecast?.actions[job.index] {
-            lines.append("run: " + RunForecast.describe(action, kind: job.kind).replacingOccurrences(of: directory + "/", with: ""))
+            var run = "run: " + RunForecast.describe(action, kind: job.kind).replacingOccurrences(of: directory + "/", with: "")
+            if let estimate = forecast?.inputs[job.index] { run += "; " + RunForecast.describe(estimate) }
+            lines.append(run)
         }
         var text = lines[0] + "\n"
         for line in lines.dropFirst() { text += "      \(line)\n" }

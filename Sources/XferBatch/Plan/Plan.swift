@@ -42,19 +42,19 @@ public struct Plan: Sendable {
 public struct PlannedJob: Sendable {
     public var id: String
     public var index: Int
-    /// Explicit and implicit (archive inputs) dependencies, by id, in manifest order.
+    /// Explicit and implicit (archive and extract inputs) dependencies, by id, in manifest order.
     public var dependsOn: [String]
     public var optional: Bool
     public var priority: Int
     /// The job's action with every local path absolute (a download folder keeps its
     /// trailing `/`), URLs normalised.
     public private(set) var action: JobAction
-    /// Effective transfer settings of a download or upload; nil for archives.
+    /// Effective transfer settings of a download or upload; nil for archives and extracts.
     public var transfer: EffectiveTransfer? { transferStorage?.value }
     /// Shared between consecutive jobs with equal settings (see `SharedBox`).
     var transferStorage: SharedBox<EffectiveTransfer>?
-    /// Inputs of an archive job, resolved.
-    public var archiveInputs: [ArchiveInput]
+    /// Inputs of an archive or extract job, resolved.
+    public var inputs: [JobInput]
     /// Things the user should know before running (no checksum, TLS off, unset secret...).
     public var warnings: [String]
 
@@ -62,7 +62,7 @@ public struct PlannedJob: Sendable {
     public let kind: JobKind
 
     init(id: String, index: Int, dependsOn: [String], optional: Bool, priority: Int, action: JobAction,
-         transfer: SharedBox<EffectiveTransfer>?, archiveInputs: [ArchiveInput], warnings: [String]) {
+         transfer: SharedBox<EffectiveTransfer>?, inputs: [JobInput], warnings: [String]) {
         self.id = id
         self.index = index
         self.dependsOn = dependsOn
@@ -71,13 +71,13 @@ public struct PlannedJob: Sendable {
         self.action = action
         self.kind = action.kind
         self.transferStorage = transfer
-        self.archiveInputs = archiveInputs
+        self.inputs = inputs
         self.warnings = warnings
     }
 }
 
-/// One input of an archive job.
-public enum ArchiveInput: Sendable, Equatable {
+/// One input of an archive or extract job.
+public enum JobInput: Sendable, Equatable {
     /// The output file of another job (absolute path, or a folder ending in `/` when the
     /// download's name is decided at run time).
     case job(id: String, path: String)

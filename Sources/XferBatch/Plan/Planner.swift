@@ -78,6 +78,7 @@ public struct Planner: Sendable {
         }
 
         let outputs = planned.map(DataflowCheck.output(of:))
+        let kinds = planned.map(\.kind)
         for i in planned.indices {
             // Keep the manifest's own array when it already lists exactly the graph's
             // dependencies in index order (the common case): no new array per job.
@@ -85,8 +86,8 @@ public struct Planner: Sendable {
             if !(deps.count == jobs[i].dependsOn.count && zip(deps, jobs[i].dependsOn).allSatisfy { jobs[$0].id == $1 }) {
                 planned[i].dependsOn = deps.map { jobs[$0].id }
             }
-            if planned[i].kind == .archive {
-                problems += linkArchiveInputs(&planned[i], outputs: outputs, indexByID: indexByID, job: jobs[i])
+            if planned[i].kind == .archive || planned[i].kind == .extract {
+                problems += linkInputs(&planned[i], outputs: outputs, kinds: kinds, indexByID: indexByID, job: jobs[i])
             }
         }
         problems += DataflowCheck(jobs: jobs, planned: planned, outputs: outputs, graph: graph).problems()
@@ -97,16 +98,19 @@ public struct Planner: Sendable {
 
     static func path(_ job: Job, _ key: String) -> JSONPath { JobPath.of(job).appending(key) }
 
-    /// Fills each `.job` archive input with that job's output path; uploads produce none.
-    private func linkArchiveInputs(_ p: inout PlannedJob, outputs: [String?], indexByID: [String: Int], job: Job) -> [Diagnostic] {
+    /// Fills each `.job` input of an archive or extract job with that job's output file;
+    /// uploads produce none, and an extraction produces a folder, not a file.
+    private func linkInputs(_ p: inout PlannedJob, outputs: [String?], kinds: [JobKind], indexByID: [String: Int], job: Job) -> [Diagnostic] {
         var problems: [Diagnostic] = []
-        for (k, input) in p.archiveInputs.enumerated() {
+        for (k, input) in p.inputs.enumerated() {
             guard case .job(let id, _) = input, let source = indexByID[id] else { continue }
-            if let out = outputs[source] {
-                p.archiveInputs[k] = .job(id: id, path: out)
+            let at = p.kind == .extract ? JobPath.action(job, "from") : JobPath.action(job, "from").appending(index: k)
+            let verb = p.kind == .extract ? "extract" : "archive"
+            if let out = outputs[source], kinds[source] != .extract {
+                p.inputs[k] = .job(id: id, path: out)
             } else {
-                problems.append(Diagnostic(JobPath.action(job, "from").appending(index: k),
-                                           "job \"\(id)\" is an upload and produces no file to archive"))
+                let what = kinds[source] == .extract ? "an extraction and produces a folder" : "an upload and produces no file"
+                problems.append(Diagnostic(at, "job \"\(id)\" is \(what) to \(verb)"))
             }
         }
         return problems

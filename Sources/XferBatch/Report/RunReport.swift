@@ -74,6 +74,10 @@ public struct RunReport {
                 w.null()
             }
             w.member("sha256", job.result?.sha256)
+            if let archive = job.result?.archive {
+                w.key("archive")
+                w.object { w in archive.writeJSON(to: &w) }
+            }
             w.key("attempts")
             w.array { w in
                 for attempt in lc.attempts {

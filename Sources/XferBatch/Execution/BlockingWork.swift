@@ -1,0 +1,28 @@
+import Foundation
+import Synchronization
+
+/// Runs blocking file work (archiving, extracting) on a thread of its own.
+///
+/// The cooperative pool has one thread per core (two here): an archive job holding one
+/// for minutes would halve the pool that drives every transfer. The work polls
+/// `isCancelled` between blocks to honour task cancellation.
+enum BlockingWork {
+    final class Cancellation: Sendable {
+        private let flag = Atomic<Bool>(false)
+        var isCancelled: Bool { flag.load(ordering: .relaxed) }
+        func cancel() { flag.store(true, ordering: .relaxed) }
+    }
+
+    static func run<T: Sendable>(_ body: @escaping @Sendable (Cancellation) throws -> T) async throws -> T {
+        let cancellation = Cancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let thread = Thread { continuation.resume(with: Result { try body(cancellation) }) }
+                thread.name = "xferbatch-file-work"
+                thread.start()
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+}

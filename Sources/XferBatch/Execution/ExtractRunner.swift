@@ -1,0 +1,56 @@
+import Foundation
+import XferArchive
+import XferCurl
+
+/// Unpacks an extract job's archive through `XferArchive`, into `<to>.xferpart/` first,
+/// and records the result; redone only when the archive file changed.
+struct ExtractRunner {
+    let outputs: RunOutputs
+    let checkpoints: (any CheckpointStore)?
+
+    func extract(_ job: PlannedJob, progress: TransferProgress, cancellation: BlockingWork.Cancellation) throws -> AttemptResult {
+        guard case .extract(let spec) = job.action, case .job(let sourceID, _)? = job.inputs.first else {
+            throw JobFailure(kind: .permanent, code: "plan", message: "not an extract job")
+        }
+        guard let archive = outputs.path(of: sourceID) else {
+            throw JobFailure(kind: .permanent, code: "missing-input", message: "job \"\(sourceID)\" produced no file in this run")
+        }
+        let derived = DerivedOutput(job: job, files: [(archive, archive)], checkpoints: checkpoints)
+        if let previous = derived.upToDate(stillThere: { _, path in Self.isFolder(path) }) { return previous }
+
+        let target = String(spec.to.dropLast())  // planned folders end in "/"
+        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let options = ExtractionOptions(stripComponents: spec.stripComponents, maxBytes: spec.maxBytes, maxEntries: spec.maxEntries)
+        let result: ExtractionResult
+        do {
+            result = try ArchiveExtractor.extract(archiveAt: archive, format: spec.format.flatMap { ArchiveFileFormat(rawValue: $0.rawValue) },
+                                                  to: target, staging: target + ".xferpart", options: options) { written in
+                progress.update(done: written, expected: nil)
+                return !cancellation.isCancelled
+            }
+        } catch {
+            throw Self.failure(error)
+        }
+        var attempt = AttemptResult(bytes: result.bytesOut, destination: spec.to, sha256: nil, httpStatus: nil)
+        attempt.archive = ArchiveStats(entries: result.entries, bytesIn: result.bytesIn, bytesOut: result.bytesOut)
+        try derived.record(attempt)
+        return attempt
+    }
+
+    /// Unsafe or over-limit archives and unreadable ones fail for good (the same file
+    /// would fail again); local I/O errors are local.
+    static func failure(_ error: ExtractionError) -> JobFailure {
+        switch error {
+        case .unsafeEntry: JobFailure(kind: .permanent, code: "unsafe-archive", message: error.description)
+        case .tooManyEntries, .tooManyBytes: JobFailure(kind: .permanent, code: "archive-limit", message: error.description)
+        case .unreadable: JobFailure(kind: .permanent, code: "archive-unreadable", message: error.description)
+        case .cancelled: JobFailure(kind: .cancelled, code: "cancelled", message: "cancelled")
+        case .io(_, let code, _): JobFailure(kind: .local, code: ErrnoName.name(code), message: error.description)
+        }
+    }
+
+    static func isFolder(_ path: String) -> Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+@testable import XferBatch
+import XferFixtures
+
+/// Archive and extract jobs inside a run: downloads feed them, the store remembers them.
+@Suite("Archive and extract jobs")
+struct ArchiveJobTests {
+    typealias E = ExecutorTesting
+
+    /// The hostile and well-formed archives of the XferArchive tests (see make_fixtures.py there).
+    static func fixture(_ name: String) throws -> [UInt8] {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        return Array(try Data(contentsOf: folder.appendingPathComponent("XferArchiveTests/Fixtures/\(name)")))
+    }
+
+    static let extractJobs = E.download("zip", "https://x.org/a.tgz", to: "a.tgz", inner: #", "refresh": "always""#)
+        + #", {"id": "unpack", "extract": {"from": "zip", "to": "unpacked"}}"#
+
+    @Test func aDownloadedTarballIsExtractedIntoItsFolderWithItsCounts() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a.tgz", [.body(try Self.fixture("good.tar.gz"))])
+        let result = await t.run(try t.plan(jobs: Self.extractJobs))
+        #expect(result.state("unpack") == .succeeded)
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/unpacked/top/README") == Data("read me\n".utf8))
+        let stats = try #require(result.job("unpack")?.result?.archive)
+        #expect(stats.entries == 8)
+        #expect(stats.bytesOut == 33)
+        #expect(stats.bytesIn == Int64(try Self.fixture("good.tar.gz").count))
+        #expect(t.events.events.contains { if case .jobSucceeded("unpack", 33, _, _, stats) = $0 { true } else { false } })
+    }
+
+    @Test func aHostileArchiveFailsAtOnceAndLeavesNoFolder() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a.tgz", [.body(try Self.fixture("zip-slip.zip"))])
+        let result = await t.run(try t.plan(jobs: Self.extractJobs))
+        #expect(result.state("unpack") == .failed)
+        let attempts = try #require(result.job("unpack")?.lifecycle.attempts)
+        #expect(attempts.count == 1, "refusals are permanent: the same archive would be refused again")
+        #expect(attempts.first?.failure?.code == "unsafe-archive")
+        #expect(attempts.first?.failure?.message.contains("refused entry \"../evil.txt\"") == true)
+        #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/unpacked"))
+        #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/unpacked.xferpart"))
+        #expect(!FileManager.default.fileExists(atPath: t.folder.deletingLastPathComponent().path + "/evil.txt"))
+        #expect(result.exitStatus == .jobsFailed)
+    }
+
+    @Test func anExtractionIsRedoneOnlyWhenItsArchiveChanged() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let plan = try t.plan(jobs: Self.extractJobs)
+        t.transport.script("https://x.org/a.tgz", [.body(try Self.fixture("good.tar.gz")), .body(try Self.fixture("good.tar.gz")),
+                                                   .body(try Self.fixture("many-entries.tar.gz"))])
+        _ = await t.run(plan, store: store)
+        // Same bytes downloaded again: a new file, so a new modification time.
+        let again = await t.run(plan, store: store)
+        #expect(again.job("unpack")?.result?.upToDate == false)
+        // Nothing downloaded (the download is up to date when not refreshed): nothing extracted.
+        let unrefreshed = try t.plan(jobs: Self.extractJobs.replacingOccurrences(of: #", "refresh": "always""#, with: ""))
+        #expect(JobFingerprint.of(unrefreshed.jobs[1]) == JobFingerprint.of(plan.jobs[1]))
+        let quiet = await t.run(unrefreshed, store: store)
+        #expect(quiet.job("unpack")?.result?.upToDate == true)
+        // A different archive replaces the folder as a whole.
+        let changed = await t.run(plan, store: store)
+        #expect(changed.job("unpack")?.result?.upToDate == false)
+        #expect(FileManager.default.fileExists(atPath: t.folder.path + "/unpacked/f199"))
+        #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/unpacked/top"))
+    }
+
+    @Test func anArchiveJobReportsEntriesAndBytesAndIsRebuiltOnlyWhenAnInputChanged() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body(Array(repeating: 65, count: 10_000))])
+        let jobs = E.download("a", "https://x.org/a", to: "a.txt") + #", {"id": "z", "archive": {"from": ["a"], "to": "z.tar.gz"}}"#
+        let first = await t.run(try t.plan(jobs: jobs), store: store)
+        let stats = try #require(first.job("z")?.result?.archive)
+        #expect(stats.entries == 1)
+        #expect(stats.bytesIn == 10_000)
+        #expect(stats.bytesOut < 1_000, "10,000 equal bytes compress well")
+        #expect(stats.ratio.map { $0 < 0.1 } == true)
+        let second = await t.run(try t.plan(jobs: jobs), store: store)
+        #expect(second.job("z")?.result?.upToDate == true)
+        try Data("changed".utf8).write(to: t.folder.appendingPathComponent("a.txt"))
+        let third = await t.run(try t.plan(jobs: jobs), store: store)
+        #expect(third.job("z")?.result?.upToDate == false)
+    }
+}
