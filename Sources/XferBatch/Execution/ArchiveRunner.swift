@@ -23,9 +23,10 @@ struct ArchiveRunner {
         try FileManager.default.createDirectory(atPath: (spec.to as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let totalIn = entries.reduce(Int64(0)) { $0 + (DownloadStart.size(of: $1.sourcePath) ?? 0) }
         let result: ArchiveWriter.Result
+        let digest = FileDigest.Running()
         do {
             result = try ArchiveWriter.write(entries, to: partial, format: ArchiveFileFormat(rawValue: spec.format.rawValue) ?? .tar,
-                                             level: spec.level, reproducible: spec.reproducible) { read in
+                                             level: spec.level, reproducible: spec.reproducible, observe: digest.update) { read in
                 progress.update(done: read, expected: totalIn)
                 return !cancellation.isCancelled
             }
@@ -36,7 +37,7 @@ struct ArchiveRunner {
         }
         guard rename(partial, spec.to) == 0 else { throw JobRunner.localFailure("cannot move the archive into place at \(spec.to)") }
         if spec.removeSources { for entry in entries { unlink(entry.sourcePath) } }
-        var attempt = AttemptResult(bytes: result.bytesOut, destination: spec.to, sha256: try FileDigest.sha256(ofFileAt: spec.to), httpStatus: nil)
+        var attempt = AttemptResult(bytes: result.bytesOut, destination: spec.to, sha256: digest.finalize(), httpStatus: nil)
         attempt.archive = ArchiveStats(entries: result.entries, bytesIn: result.bytesIn, bytesOut: result.bytesOut)
         try derived.record(attempt)
         return attempt
