@@ -90,7 +90,7 @@ let package = Package(
         ),
         .testTarget(
             name: "XferArchiveTests",
-            dependencies: ["XferArchive"],
+            dependencies: ["XferArchive", "XferFixtures"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

@@ -43,13 +43,19 @@ public enum ArchiveWriter {
                              observe: @escaping (UnsafeRawBufferPointer) -> Void = { _ in },
                              progress: (Int64) -> Bool = { _ in true }) throws(ArchiveError) -> Result {
         guard let a = archive_write_new() else { throw ArchiveError(code: ArchiveError.fatal, message: "libarchive could not start an archive") }
-        defer { archive_write_free(a) }
+        // libarchive may still call the sink while it is freed (an unfinished archive is
+        // closed then), so the sink outlives it: both go in this one deferred block.
+        var output: OutputSink?
+        defer {
+            archive_write_free(a)
+            output?.close()
+        }
         try configure(a, format: format, level: level, reproducible: reproducible)
         // No padding after the last block: a file is not a tape (libarchive's own file
         // opener does the same; with padding, zero bytes would follow a zstd or xz stream).
         try check(a, archive_write_set_bytes_in_last_block(a, 1), "last block")
         let sink = try OutputSink(path: path, observe: observe)
-        defer { sink.close() }
+        output = sink
         try check(a, archive_write_open2(a, Unmanaged.passUnretained(sink).toOpaque(), nil, OutputSink.write, nil, nil), "cannot create \(path)")
         var bytesIn: Int64 = 0
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16)

@@ -142,6 +142,35 @@ struct RunStateTests {
         withExtendedLifetime(lock) {}
     }
 
+    @Test func aFullDiskFailsTheDownloadKeepsThePartialAndTheNextRunResumesIt() async throws {
+        guard let disk = SmallFilesystem.mount(bytes: 1 << 20) else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("cannot mount a tmpfs: CI runs as root") }
+            return
+        }
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        let content = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 12) }
+        server.addFile("big.bin", content)
+        try #"{"version": 1, "outputDir": "\#(disk.path)", "jobs": [{"id": "big", "download": {"url": "\#(server.baseURL)/files/big.bin", "to": "big.bin"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let arguments = ["run", scratch.path("m.json"), "--state", scratch.path("state")]
+
+        let full = try await CommandRunner.run(arguments)
+        #expect(full.status == 1)
+        #expect(full.stderr.contains("ENOSPC"), "\(full.stderr)")
+        #expect(full.stderr.contains("No space left on device"))
+        let kept = try FileManager.default.attributesOfItem(atPath: disk.path + "/big.bin.xferpart")[.size] as? Int ?? 0
+        #expect(kept > 0, "the partial file stays for a later resume")
+        #expect(!FileManager.default.fileExists(atPath: disk.path + "/big.bin"))
+
+        #expect(disk.resize(bytes: 8 << 20))
+        let resumed = try await CommandRunner.run(arguments)
+        await server.stop()
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(FileManager.default.contents(atPath: disk.path + "/big.bin") == Data(content))
+        #expect(server.requests(to: "/files/big.bin").last?.header("Range") == "bytes=\(kept)-")
+    }
+
     @Test func aRerunOfAFinishedManifestTransfersNothingAndExitsZero() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-rerun-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

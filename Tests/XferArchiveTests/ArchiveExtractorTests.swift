@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import XferArchive
+import XferFixtures
 
 @Suite("Archive extraction")
 struct ArchiveExtractorTests {
@@ -145,5 +146,24 @@ struct ArchiveExtractorTests {
         // And told apart by content when the format is not given.
         FolderRemoval.remove(s.target)
         #expect(try s.extract(archive).files == 2)
+    }
+}
+
+@Suite("Archive extraction on a full disk")
+struct FullDiskExtractionTests {
+    @Test func aFullDiskStopsTheExtractionWithENOSPCAndLeavesNothing() throws {
+        guard let disk = SmallFilesystem.mount(bytes: 1 << 20) else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("cannot mount a tmpfs: CI runs as root") }
+            return
+        }
+        let target = disk.path + "/target"
+        #expect {
+            _ = try ArchiveExtractor.extract(archiveAt: ExtractionScratch.fixture("bomb.zip"), format: nil, to: target,
+                                             staging: target + ".xferpart", options: .init())
+        } throws: { error in
+            guard case ExtractionError.io(_, let code, let message) = error else { return false }
+            return code == ENOSPC && message.contains("No space left on device")
+        }
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: disk.path)) == [])
     }
 }

@@ -58,6 +58,15 @@ struct ArchiveWriterTests {
         #expect(FileManager.default.contents(atPath: s.path("one")) == FileManager.default.contents(atPath: s.path("two")))
     }
 
+    @Test func aFullDiskIsReportedWithItsErrno() throws {
+        let s = try Scratch()
+        #expect {
+            try ArchiveWriter.write(try s.entries(), to: "/dev/full", format: .tarZst, level: nil, reproducible: false)
+        } throws: { error in
+            (error as? ArchiveError)?.code == ENOSPC && (error as? ArchiveError)?.message.contains("No space left on device") == true
+        }
+    }
+
     @Test func aMissingInputIsAnErrorNotACrash() throws {
         let s = try Scratch()
         #expect(throws: ArchiveError.self) {
