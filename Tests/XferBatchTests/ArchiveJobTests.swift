@@ -82,6 +82,8 @@ struct ArchiveJobTests {
         #expect(stats.bytesIn == 10_000)
         #expect(stats.bytesOut < 1_000, "10,000 equal bytes compress well")
         #expect(stats.ratio.map { $0 < 0.1 } == true)
+        // Hashed while written, on another thread: the same as reading the file back.
+        #expect(first.job("z")?.result?.sha256 == (try FileDigest.sha256(ofFileAt: t.folder.path + "/z.tar.gz")))
         let second = await t.run(try t.plan(jobs: jobs), store: store)
         #expect(second.job("z")?.result?.upToDate == true)
         try Data("changed".utf8).write(to: t.folder.appendingPathComponent("a.txt"))

@@ -23,7 +23,7 @@ struct ArchiveRunner {
         try FileManager.default.createDirectory(atPath: (spec.to as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let totalIn = entries.reduce(Int64(0)) { $0 + (DownloadStart.size(of: $1.sourcePath) ?? 0) }
         let result: ArchiveWriter.Result
-        let digest = FileDigest.Running()
+        let digest = FileDigest.Background()
         do {
             result = try ArchiveWriter.write(entries, to: partial, format: ArchiveFileFormat(rawValue: spec.format.rawValue) ?? .tar,
                                              level: spec.level, reproducible: spec.reproducible, observe: digest.update) { read in
@@ -31,13 +31,15 @@ struct ArchiveRunner {
                 return !cancellation.isCancelled
             }
         } catch {
+            _ = digest.finalize()
             unlink(partial)
             if error.isCancellation { throw JobFailure(kind: .cancelled, code: "cancelled", message: "cancelled") }
             throw JobFailure(kind: .local, code: "archive", message: error.description)
         }
+        let sha256 = digest.finalize()
         guard rename(partial, spec.to) == 0 else { throw JobRunner.localFailure("cannot move the archive into place at \(spec.to)") }
         if spec.removeSources { for entry in entries { unlink(entry.sourcePath) } }
-        var attempt = AttemptResult(bytes: result.bytesOut, destination: spec.to, sha256: digest.finalize(), httpStatus: nil)
+        var attempt = AttemptResult(bytes: result.bytesOut, destination: spec.to, sha256: sha256, httpStatus: nil)
         attempt.archive = ArchiveStats(entries: result.entries, bytesIn: result.bytesIn, bytesOut: result.bytesOut)
         try derived.record(attempt)
         return attempt

@@ -30,13 +30,6 @@ public enum FileDigest {
         return hex(hasher.finalize())
     }
 
-    /// A SHA-256 fed as bytes go by (an archive hashed while it is written, not read back).
-    final class Running {
-        private var hasher = SHA256()
-        func update(_ bytes: UnsafeRawBufferPointer) { hasher.update(bufferPointer: bytes) }
-        func finalize() -> String { FileDigest.hex(hasher.finalize()) }
-    }
-
     /// Lower-case hex of a digest (Foundation's String(format:) is slow per byte).
     public static func hex(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
