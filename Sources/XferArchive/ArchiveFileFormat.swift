@@ -6,3 +6,8 @@ public enum ArchiveFileFormat: String, Sendable, CaseIterable {
     case tarZst = "tar.zst"
     case zip
 }
+
+extension ArchiveFileFormat {
+    /// tar.gz, tar.xz and tar.zst: a tar stream through a compression filter.
+    var isCompressedTar: Bool { self == .tarGz || self == .tarXz || self == .tarZst }
+}

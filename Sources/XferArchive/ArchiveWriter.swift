@@ -10,10 +10,12 @@ import Glibc
 /// mtime, owner, group and modes are fixed (and gzip's header timestamp is left out), so
 /// identical inputs give byte-identical archives.
 ///
-/// Compression runs on the calling thread: a zstd worker thread (`threads=1`, as the zstd
-/// program's default) was measured slightly faster but cost 62 MiB more peak memory
-/// (`bench/archive-pack`). Every output byte passes through `observe` on its way to the
-/// file, so a caller can hash the archive without reading it back.
+/// A compressed tarball is written as `tar | zstd` would be: the tar stream on the calling
+/// thread, compression on a thread of its own (`CompressionStage`), so reading the inputs
+/// and compressing overlap. (zstd's own worker thread, `threads=1`, was as fast but cost
+/// 62 MiB more peak memory; `bench/archive-pack`.) Every output byte passes through
+/// `observe` on its way to the file, so a caller can hash the archive without reading it
+/// back.
 public enum ArchiveWriter {
     public struct Entry: Sendable, Equatable {
         /// Name inside the archive (relative, `/`-separated).
@@ -43,20 +45,31 @@ public enum ArchiveWriter {
                              observe: @escaping (UnsafeRawBufferPointer) -> Void = { _ in },
                              progress: (Int64) -> Bool = { _ in true }) throws(ArchiveError) -> Result {
         guard let a = archive_write_new() else { throw ArchiveError(code: ArchiveError.fatal, message: "libarchive could not start an archive") }
-        // libarchive may still call the sink while it is freed (an unfinished archive is
-        // closed then), so the sink outlives it: both go in this one deferred block.
-        var output: OutputSink?
+        // libarchive may still write while it is freed (an unfinished archive is closed
+        // then), so the sinks outlive it: all three go in this one deferred block.
+        var file: OutputSink?
+        var stage: CompressionStage?
         defer {
             archive_write_free(a)
-            output?.close()
+            try? stage?.finish()
+            file?.close()
         }
-        try configure(a, format: format, level: level, reproducible: reproducible)
+        try configureFormat(a, format: format, level: level)
         // No padding after the last block: a file is not a tape (libarchive's own file
         // opener does the same; with padding, zero bytes would follow a zstd or xz stream).
         try check(a, archive_write_set_bytes_in_last_block(a, 1), "last block")
-        let sink = try OutputSink(path: path, observe: observe)
-        output = sink
-        try check(a, archive_write_open2(a, Unmanaged.passUnretained(sink).toOpaque(), nil, OutputSink.write, nil, nil), "cannot create \(path)")
+        // Hand the output over in 256 KiB blocks, not tar's 10 KiB: a hundred thousand
+        // hand-offs to the compression thread per GiB would cost more than they save.
+        try check(a, archive_write_set_bytes_per_block(a, Int32(blockSize)), "block size")
+        let output = try OutputSink(path: path, observe: observe)
+        file = output
+        if format.isCompressedTar {
+            let compressor = try CompressionStage(format: format, level: level, reproducible: reproducible, output: output)
+            stage = compressor
+            try compressor.attach(to: a, what: "cannot create \(path)")
+        } else {
+            try output.attach(to: a, what: "cannot create \(path)")
+        }
         var bytesIn: Int64 = 0
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16)
         defer { buffer.deallocate() }
@@ -65,28 +78,34 @@ public enum ArchiveWriter {
                 bytesIn += try add(entry, to: a, buffer: buffer, reproducible: reproducible, before: bytesIn, progress: progress)
             }
             try check(a, archive_write_close(a), "cannot finish \(path)")
+            try stage?.finish()
+            stage = nil
         } catch {
-            throw sink.failure ?? error  // ENOSPC and the like, with their errno
+            try? stage?.finish()  // the compression thread has stopped: its errors are final
+            throw output.failure ?? error  // ENOSPC and the like, with their errno
         }
-        return Result(entries: entries.count, bytesIn: bytesIn, bytesOut: sink.written)
+        return Result(entries: entries.count, bytesIn: bytesIn, bytesOut: output.written)
     }
 
-    private static func configure(_ a: OpaquePointer, format: ArchiveFileFormat, level: Int?, reproducible: Bool) throws(ArchiveError) {
-        switch format {
-        case .zip:
+    /// The container: zip (compressed per entry, here) or pax-restricted tar.
+    private static func configureFormat(_ a: OpaquePointer, format: ArchiveFileFormat, level: Int?) throws(ArchiveError) {
+        if format == .zip {
             try check(a, archive_write_set_format_zip(a), "zip format")
             if let level { try check(a, archive_write_set_format_option(a, "zip", "compression-level", "\(level)"), "zip level") }
-            return
-        default:
+        } else {
             try check(a, archive_write_set_format_pax_restricted(a), "tar format")
         }
+    }
+
+    /// The compression filter of a compressed tarball (`CompressionStage` runs it).
+    static func configureFilter(_ a: OpaquePointer, format: ArchiveFileFormat, level: Int?, reproducible: Bool) throws(ArchiveError) {
         switch format {
         case .tarGz:
             try check(a, archive_write_add_filter_gzip(a), "gzip filter")
             if reproducible { try check(a, archive_write_set_filter_option(a, "gzip", "timestamp", nil), "gzip timestamp") }
         case .tarXz: try check(a, archive_write_add_filter_xz(a), "xz filter")
         case .tarZst: try check(a, archive_write_add_filter_zstd(a), "zstd filter")
-        default: return
+        case .tar, .zip: return
         }
         if let level { try check(a, archive_write_set_filter_option(a, nil, "compression-level", "\(level)"), "compression level") }
     }
@@ -140,7 +159,7 @@ public enum ArchiveWriter {
     }
 
     /// Turns an ARCHIVE_* result into a thrown error (warnings pass).
-    private static func check(_ a: OpaquePointer, _ result: Int32, _ what: String) throws(ArchiveError) {
+    static func check(_ a: OpaquePointer, _ result: Int32, _ what: String) throws(ArchiveError) {
         guard result < ARCHIVE_WARN else { return }
         throw ArchiveError(code: result, message: "\(what): \(errorText(a))")
     }
