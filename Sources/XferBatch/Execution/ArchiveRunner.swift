@@ -25,7 +25,7 @@ struct ArchiveRunner {
         let result: ArchiveWriter.Result
         let digest = FileDigest.Background()
         do {
-            result = try ArchiveWriter.write(entries, to: partial, format: ArchiveFileFormat(rawValue: spec.format.rawValue) ?? .tar,
+            result = try ArchiveWriter.write(entries, to: partial, format: spec.format,
                                              level: spec.level, reproducible: spec.reproducible, observe: digest.update) { read in
                 progress.update(done: read, expected: totalIn)
                 return !cancellation.isCancelled

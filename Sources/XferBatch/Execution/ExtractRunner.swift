@@ -23,7 +23,7 @@ struct ExtractRunner {
         let options = ExtractionOptions(stripComponents: spec.stripComponents, maxBytes: spec.maxBytes, maxEntries: spec.maxEntries)
         let result: ExtractionResult
         do {
-            result = try ArchiveExtractor.extract(archiveAt: archive, format: spec.format.flatMap { ArchiveFileFormat(rawValue: $0.rawValue) },
+            result = try ArchiveExtractor.extract(archiveAt: archive, format: spec.format,
                                                   to: target, staging: target + ".xferpart", options: options) { written in
                 progress.update(done: written, expected: nil)
                 return !cancellation.isCancelled

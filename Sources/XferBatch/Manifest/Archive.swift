@@ -1,3 +1,5 @@
+import XferArchive
+
 /// Pack the outputs of other jobs (or paths they produced) into one archive file.
 public struct Archive: Sendable {
     /// Job ids or paths/globs under `outputDir`, as written; the planner tells them apart.
@@ -26,14 +28,10 @@ public struct Archive: Sendable {
     }
 }
 
-/// Archive formats an archive job can write.
-public enum ArchiveFormat: String, Sendable, CaseIterable {
-    case tar
-    case tarGz = "tar.gz"
-    case tarXz = "tar.xz"
-    case tarZst = "tar.zst"
-    case zip
+/// Archive formats an archive job can write and an extract job can read: `XferArchive`'s.
+public typealias ArchiveFormat = ArchiveFileFormat
 
+extension ArchiveFileFormat {
     /// The format a file name implies (`x.tgz` -> tar.gz), or nil.
     public static func inferred(from fileName: String) -> ArchiveFormat? {
         let name = fileName.lowercased()
