@@ -30,7 +30,7 @@ struct ResetCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.invalidInput.rawValue)
         }
         let lock = try await stateOptions.lock(for: plan)
-        let store = try stateOptions.store(for: plan)
+        let store = try stateOptions.writableStore(for: plan)
         var removed = 0
         for id in ids {
             if let partial = try store.load(id)?.partialPath, unlink(partial) == 0 { removed += 1 }

@@ -71,12 +71,9 @@ struct RunCommand: AsyncParsableCommand {
         var logger = Logger(label: "xferbatch")
         logger.logLevel = verbose ? .debug : logLevel
         let lock = try await stateOptions.lock(for: plan, wait: waitLock.flatMap(DurationText.parse))
-        let store: PreloadedCheckpointStore
-        do {
-            store = try PreloadedCheckpointStore(stateOptions.store(for: plan))
-        } catch {
-            StandardStreams.writeError("xferbatch: \(error)\n")
-            throw ExitCode(ExitStatus.invalidInput.rawValue)
+        let store = try stateOptions.writableStore(for: plan)
+        if store.recovered > 0 {
+            logger.info("adopted finished jobs a killed run had not committed", metadata: ["jobs.count": "\(store.recovered)"])
         }
         let clock = ContinuousExecutionClock()
         let engine: TransferEngine
@@ -127,6 +124,12 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         let result = await runTask.value
+        do {
+            try store.flush()
+        } catch {
+            // The journal still holds them: the next run adopts them.
+            StandardStreams.writeError("xferbatch: warning: \(error)\n")
+        }
         ticker?.cancel()
         _ = await ticker?.result
         display?.finish()

@@ -11,11 +11,34 @@ struct StateOptions: ParsableArguments {
         state ?? (plan.directory + "/.xferbatch")
     }
 
-    /// The store if the state folder has one, else an empty one: reading state creates nothing.
+    /// Finished jobs not yet committed in groups (see `DoneJournal`).
+    func journal(for plan: Plan) -> String {
+        folder(for: plan) + "/done.journal"
+    }
+
+    /// The store if the state folder has one, else an empty one, with what a killed run's
+    /// journal proves finished: reading state creates and changes nothing.
     func existingStore(for plan: Plan) throws -> any CheckpointStore {
         let path = folder(for: plan) + "/checkpoints.sqlite"
         guard FileManager.default.fileExists(atPath: path) else { return InMemoryCheckpointStore() }
-        return try store(for: plan)
+        do {
+            return try PreloadedCheckpointStore(store(for: plan), journal: journal(for: plan), readOnly: true)
+        } catch {
+            StandardStreams.writeError("xferbatch: \(error)\n")
+            throw ExitCode(ExitStatus.invalidInput.rawValue)
+        }
+    }
+
+    /// The store a writer uses (it holds the lock): the journal of a killed run adopted first.
+    func writableStore(for plan: Plan) throws -> PreloadedCheckpointStore {
+        do {
+            return try PreloadedCheckpointStore(store(for: plan), journal: journal(for: plan))
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            StandardStreams.writeError("xferbatch: \(error)\n")
+            throw ExitCode(ExitStatus.invalidInput.rawValue)
+        }
     }
 
     /// Opens the checkpoint store (exit 2 with the reason when it cannot be used).

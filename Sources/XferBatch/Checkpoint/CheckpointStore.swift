@@ -7,8 +7,21 @@ import Synchronization
 public protocol CheckpointStore: Sendable {
     func load(_ jobID: String) throws -> JobCheckpoint?
     func save(_ checkpoint: JobCheckpoint) throws
+    /// Saves several in one go (one transaction where the store has them).
+    func saveAll(_ checkpoints: [JobCheckpoint]) throws
+    /// Saves a job that finished with a file in place (a download or an archive); a store
+    /// may group these (`PreloadedCheckpointStore` with a journal). Plain stores just save.
+    func saveFinishedFile(_ checkpoint: JobCheckpoint) throws
     func remove(_ jobIDs: [String]) throws
     func all() throws -> [JobCheckpoint]
+}
+
+extension CheckpointStore {
+    public func saveAll(_ checkpoints: [JobCheckpoint]) throws {
+        for c in checkpoints { try save(c) }
+    }
+
+    public func saveFinishedFile(_ checkpoint: JobCheckpoint) throws { try save(checkpoint) }
 }
 
 /// A checkpoint store failure, with what to do about it.

@@ -40,8 +40,19 @@ public enum JobFingerprint {
                 case .environment(let name): "header:\(h.name)=$\(name)"
                 }
             }
-            parts.append("auth:\(String(describing: t.auth))")
+            parts.append(authPart(t.auth))
         }
         return FileDigest.hex(SHA256.hash(data: Array(parts.joined(separator: "\u{1F}").utf8)))
+    }
+
+    /// The auth part, spelled as `String(describing:)` spelled it in earlier versions (so
+    /// stored fingerprints stay valid) without its reflection, which was slow per job.
+    static func authPart(_ auth: Auth?) -> String {
+        switch auth {
+        case nil: "auth:nil"
+        case .basic(let user, let password): "auth:Optional(XferBatch.Auth.basic(userEnv: \"\(user)\", passwordEnv: \"\(password)\"))"
+        case .bearer(let token): "auth:Optional(XferBatch.Auth.bearer(tokenEnv: \"\(token)\"))"
+        case .netrc: "auth:Optional(XferBatch.Auth.netrc)"
+        }
     }
 }

@@ -89,6 +89,12 @@ public final class SQLiteCheckpointStore: CheckpointStore {
     }
 
     public func save(_ c: JobCheckpoint) throws {
+        try saveAll([c])
+    }
+
+    /// One transaction for all of them.
+    public func saveAll(_ checkpoints: [JobCheckpoint]) throws {
+        guard !checkpoints.isEmpty else { return }
         try wrap {
             try queue.write { db in
                 // A cached statement: compiled once per connection, not once per save.
@@ -97,8 +103,10 @@ public final class SQLiteCheckpointStore: CheckpointStore {
                         last_modified, partial_path, boot_id, final_path, sha256, updated_at, last_error)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
-                try statement.execute(arguments: [c.jobID, c.fingerprint, c.phase.rawValue, c.attempts, c.bytes, c.expectedSize, c.etag,
-                                                  c.lastModified, c.partialPath, c.bootID, c.finalPath, c.sha256, c.updatedAt, c.lastError])
+                for c in checkpoints {
+                    try statement.execute(arguments: [c.jobID, c.fingerprint, c.phase.rawValue, c.attempts, c.bytes, c.expectedSize, c.etag,
+                                                      c.lastModified, c.partialPath, c.bootID, c.finalPath, c.sha256, c.updatedAt, c.lastError])
+                }
             }
         }
     }

@@ -41,7 +41,7 @@ struct ArchiveRunner {
         if spec.removeSources { for entry in entries { unlink(entry.sourcePath) } }
         var attempt = AttemptResult(bytes: result.bytesOut, destination: spec.to, sha256: sha256, httpStatus: nil)
         attempt.archive = ArchiveStats(entries: result.entries, bytesIn: result.bytesIn, bytesOut: result.bytesOut)
-        try derived.record(attempt)
+        try derived.record(attempt, file: true)
         return attempt
     }
 

@@ -34,10 +34,12 @@ struct DerivedOutput {
         return AttemptResult(bytes: previous.bytes, destination: path, sha256: previous.sha256, httpStatus: nil, upToDate: true)
     }
 
-    /// Records the output as done for these inputs.
-    func record(_ result: AttemptResult) throws {
-        try checkpoints?.save(JobCheckpoint(jobID: job.id, fingerprint: fingerprint, phase: .done, attempts: 1, bytes: result.bytes,
-                                            etag: inputs, finalPath: result.destination, sha256: result.sha256,
-                                            updatedAt: Date().timeIntervalSince1970))
+    /// Records the output as done for these inputs; `file`: it is one file with its
+    /// SHA-256 (an archive), which the store may commit with others.
+    func record(_ result: AttemptResult, file: Bool) throws {
+        let record = JobCheckpoint(jobID: job.id, fingerprint: fingerprint, phase: .done, attempts: 1, bytes: result.bytes,
+                                   etag: inputs, finalPath: result.destination, sha256: result.sha256,
+                                   updatedAt: Date().timeIntervalSince1970)
+        if file { try checkpoints?.saveFinishedFile(record) } else { try checkpoints?.save(record) }
     }
 }

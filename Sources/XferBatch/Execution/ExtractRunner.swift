@@ -33,7 +33,7 @@ struct ExtractRunner {
         }
         var attempt = AttemptResult(bytes: result.bytesOut, destination: spec.to, sha256: nil, httpStatus: nil)
         attempt.archive = ArchiveStats(entries: result.entries, bytesIn: result.bytesIn, bytesOut: result.bytesOut)
-        try derived.record(attempt)
+        try derived.record(attempt, file: false)
         return attempt
     }
 

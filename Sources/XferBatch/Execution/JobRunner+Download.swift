@@ -33,11 +33,7 @@ extension JobRunner {
             break
         }
         try DiskSpace.check(folder: folder, needs: d.size.map { $0 - resumeFrom }, for: d.to)
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw JobFailure(kind: .local, code: "mkdir", message: "cannot create the folder \(folder): \(error.localizedDescription)")
-        }
+        try folders.ensure(folder)
         let fd = open(partial, O_WRONLY | O_CREAT | O_CLOEXEC | (resumeFrom > 0 ? 0 : O_TRUNC), 0o644)
         guard fd >= 0 else { throw Self.localFailure("cannot create \(partial)") }
 
@@ -85,7 +81,7 @@ extension JobRunner {
             guard conditional, let prev = previous, let final = prev.finalPath else {
                 throw JobFailure(kind: .permanent, code: "HTTP 304", message: "the server answered 304 Not Modified to an unconditional request")
             }
-            try commit(prev)
+            try commit(prev, finishedFile: true)
             return AttemptResult(bytes: prev.bytes, destination: final, sha256: prev.sha256, httpStatus: 304, upToDate: true)
         }
         let total = outcome.resumed ? resumeFrom + outcome.bytesTransferred : outcome.bytesTransferred
@@ -116,18 +112,19 @@ extension JobRunner {
         record.etag = outcome.etag ?? record.etag
         record.lastModified = outcome.lastModified ?? record.lastModified
         record.updatedAt = Date().timeIntervalSince1970
-        try commit(record)
+        try commit(record, finishedFile: true)
         return AttemptResult(bytes: total, destination: final, sha256: digest, httpStatus: outcome.status == 0 ? nil : outcome.status)
     }
 
     /// Bodies up to this size are not worth a checkpoint before they complete.
     static let resumableSize: Int64 = 1 << 20
 
-    /// Saves a checkpoint the run relies on; failing to is a local error.
-    func commit(_ record: JobCheckpoint) throws {
+    /// Saves a checkpoint the run relies on; failing to is a local error. A finished file
+    /// may be committed with others (see `PreloadedCheckpointStore`).
+    func commit(_ record: JobCheckpoint, finishedFile: Bool = false) throws {
         guard let checkpoints else { return }
         do {
-            try checkpoints.save(record)
+            if finishedFile { try checkpoints.saveFinishedFile(record) } else { try checkpoints.save(record) }
         } catch {
             throw JobFailure(kind: .local, code: "state", message: "cannot record progress: \(error)")
         }

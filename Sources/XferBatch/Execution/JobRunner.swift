@@ -11,6 +11,7 @@ struct JobRunner: Sendable {
     let secrets: SecretResolver
     let claims: PathClaims
     let outputs: RunOutputs
+    let folders = KnownFolders()
     let outputDirectory: String
     /// Bytes per second each transfer may use: `limits.bandwidth` split evenly over the
     /// transfer slots (nil: unlimited). See `Limits.bandwidth`.
