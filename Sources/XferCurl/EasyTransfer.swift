@@ -12,6 +12,9 @@ import Glibc
 /// `@unchecked Sendable` without locks. The continuation is resumed exactly once, by
 /// `complete(_:)`, which then forgets it.
 final class EasyTransfer: @unchecked Sendable {
+    /// libcurl's receive buffer per transfer, in bytes (see `configure`).
+    static let receiveBufferSize = 128 * 1024
+
     let id: UInt64
     let request: TransferRequest
     let progress: TransferProgress

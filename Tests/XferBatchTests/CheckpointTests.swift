@@ -282,3 +282,31 @@ struct DoneJournalTests {
         #expect(try SQLiteCheckpointStore(path: f.database).load("a")?.phase == .failed)
     }
 }
+
+@Suite("Hashing a download as it arrives")
+struct FollowerTests {
+    @Test func theFollowersDigestEqualsReadingTheFinishedFileBack() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-follow-\(UUID().uuidString)").path
+        defer { unlink(path) }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        try #require(fd >= 0)
+        // A partial already there (a resume), then the rest arriving in pieces.
+        let chunk = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        _ = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let follower = try #require(FileDigest.Follower(path: path))
+        for _ in 0..<20 {
+            _ = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            usleep(200)
+        }
+        close(fd)
+        #expect(follower.finish(length: 21 * 300_000) == (try FileDigest.sha256(ofFileAt: path)))
+    }
+
+    @Test func aLengthOtherThanTheOneReadGivesNoDigest() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-follow-\(UUID().uuidString)").path
+        defer { unlink(path) }
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: path))
+        let follower = try #require(FileDigest.Follower(path: path))
+        #expect(follower.finish(length: 6) == nil)
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XferCurl
 
 extension JobRunner {
@@ -51,25 +52,32 @@ extension JobRunner {
             request.ifNoneMatch = prev.etag
             request.ifModifiedSince = prev.etag == nil ? prev.lastModified : nil
         }
-        if let store = checkpoints {
-            let started = record
-            let resuming = resumeFrom > 0
-            request.onResponse = { _, headers in
-                // Committed before the first byte lands, so the partial's provenance is known.
-                // Skipped for small bodies: a kill then costs a restart of at most
-                // `resumableSize`, never a wrong byte, and small files need one commit, not two.
-                if let length = headers["content-length"].flatMap({ Int64($0) }), length <= Self.resumableSize { return }
-                var r = started
-                r.etag = headers["etag"] ?? (resuming ? started.etag : nil)
-                r.lastModified = headers["last-modified"] ?? (resuming ? started.lastModified : nil)
-                try? store.save(r)
+        let follower = Mutex<FileDigest.Follower?>(nil)
+        let started = record
+        let resuming = resumeFrom > 0
+        let offset = resumeFrom
+        let store = checkpoints
+        request.onResponse = { status, headers in
+            let length = headers["content-length"].flatMap { Int64($0) }
+            // A large body is hashed while it arrives (see `FileDigest.Follower`).
+            if status < 300, (length.map { $0 + (resuming ? offset : 0) } ?? Int64.max) >= FileDigest.followThreshold {
+                follower.withLock { if $0 == nil { $0 = FileDigest.Follower(path: partial) } }
             }
+            // Committed before the first byte lands, so the partial's provenance is known.
+            // Skipped for small bodies: a kill then costs a restart of at most
+            // `resumableSize`, never a wrong byte, and small files need one commit, not two.
+            guard let store, (length ?? Int64.max) > Self.resumableSize else { return }
+            var r = started
+            r.etag = headers["etag"] ?? (resuming ? started.etag : nil)
+            r.lastModified = headers["last-modified"] ?? (resuming ? started.lastModified : nil)
+            try? store.save(r)
         }
         let outcome: TransferOutcome
         do {
             outcome = try await transport.perform(request, progress: progress)
             close(fd)
         } catch {
+            follower.withLock { $0?.cancel() }
             close(fd)  // the partial file stays: a re-run may continue it
             if resumeFrom > 0, error.httpStatus == 416 { unlink(partial) }  // cannot continue it: start over
             record.lastError = "\(error.code): \(error.message)"
@@ -86,10 +94,15 @@ extension JobRunner {
         }
         let total = outcome.resumed ? resumeFrom + outcome.bytesTransferred : outcome.bytesTransferred
         if let size = d.size, total != size {
+            follower.withLock { $0?.cancel() }
             unlink(partial)
             throw JobFailure(kind: .transient, code: "size-mismatch", message: "received \(total) bytes, the manifest says \(size)")
         }
-        let digest = try FileDigest.sha256(ofFileAt: partial)
+        // The follower's digest holds unless the file was started over (a 200 to a Range).
+        let followed = follower.withLock { $0 }
+        let rewritten = resumeFrom > 0 && !outcome.resumed
+        if rewritten { followed?.cancel() }
+        let digest = try (rewritten ? nil : followed?.finish(length: total)) ?? FileDigest.sha256(ofFileAt: partial)
         if let expected = d.sha256, digest != expected {
             unlink(partial)  // never appended to again: its bytes are wrong
             throw JobFailure(kind: .transient, code: "checksum-mismatch",

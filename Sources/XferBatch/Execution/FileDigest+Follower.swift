@@ -1,0 +1,76 @@
+import Crypto
+import Foundation
+import Synchronization
+
+extension FileDigest {
+    /// Files at least this large are hashed while they download, not read back after.
+    static let followThreshold: Int64 = 8 << 20
+
+    /// Hashes a file while the engine is still writing it, on a thread of its own.
+    ///
+    /// Reading a 1 GiB download back to hash it took longer than downloading it; following
+    /// the file as it grows (the bytes are still in the page cache) overlaps the two on two
+    /// cores, and the engine's thread does no extra work. The follower reads from offset 0,
+    /// so a resumed partial's first part is hashed too. Its answer is only valid if the file
+    /// was appended to and never rewritten: after a restart from byte 0 (a 200 answer to a
+    /// Range request) the caller must discard it and hash the file again.
+    final class Follower: Sendable {
+        private let fd: Int32
+        private let writerDone = Atomic<Bool>(false)
+        private let cancelled = Atomic<Bool>(false)
+        private let result = Mutex<(finished: Bool, digest: String?, length: Int64)>((false, nil, 0))
+        private let finishedSignal = DispatchSemaphore(value: 0)
+
+        /// Starts following `path`, or nil if it cannot be opened.
+        init?(path: String) {
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            let thread = Thread { [self] in follow() }
+            thread.name = "xferbatch-follow-digest"
+            thread.start()
+        }
+
+        deinit { close(fd) }
+
+        /// The writer is done: returns the digest when the follower read exactly `length`
+        /// bytes, else nil (hash the file again).
+        func finish(length: Int64) -> String? {
+            writerDone.store(true, ordering: .releasing)
+            finishedSignal.wait()
+            return result.withLock { $0.length == length ? $0.digest : nil }
+        }
+
+        /// Stops following (the download failed); the digest is not needed.
+        func cancel() {
+            cancelled.store(true, ordering: .relaxed)
+            writerDone.store(true, ordering: .releasing)
+        }
+
+        private func follow() {
+            var hasher = SHA256()
+            var offset: Int64 = 0
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileDigest.blockSize, alignment: 16)
+            defer { buffer.deallocate() }
+            var failed = false
+            while !cancelled.load(ordering: .relaxed) {
+                // Read the writer's flag before reading: once it is set, a read of 0 is the end.
+                let done = writerDone.load(ordering: .acquiring)
+                let n = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
+                if n > 0 {
+                    hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+                    offset += Int64(n)
+                } else if n < 0, errno != EINTR {
+                    failed = true
+                    break
+                } else if done {
+                    break
+                } else {
+                    usleep(500)  // caught up with the writer
+                }
+            }
+            let digest = failed || cancelled.load(ordering: .relaxed) ? nil : FileDigest.hex(hasher.finalize())
+            result.withLock { $0 = (true, digest, offset) }
+            finishedSignal.signal()
+        }
+    }
+}
