@@ -34,6 +34,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Send uploads again even when their source did not change.")
     var force = false
 
+    @Option(help: ArgumentHelp("Flush partial downloads to the disk this often, so a resume after a reboot or power loss loses at most this much (e.g. 5s; off: never).", valueName: "duration"))
+    var durableInterval = "5s"
+
     @Option(help: ArgumentHelp("Write the run report (JSON, schemas/report.schema.json) to this file.", valueName: "file"))
     var report: String?
 
@@ -58,6 +61,9 @@ struct RunCommand: AsyncParsableCommand {
     func validate() throws {
         guard DurationText.parse(progressInterval) != nil else {
             throw ValidationError("--progress-interval: \"\(progressInterval)\" is not a duration such as 30s or 1m")
+        }
+        if durableInterval != "off", (DurationText.parse(durableInterval) ?? .zero) <= .zero {
+            throw ValidationError("--durable-interval: \"\(durableInterval)\" is not a duration such as 5s or 1m, or off")
         }
         if let waitLock, DurationText.parse(waitLock) == nil {
             throw ValidationError("--wait-lock: \"\(waitLock)\" is not a duration such as 30s or 10m")
@@ -104,7 +110,8 @@ struct RunCommand: AsyncParsableCommand {
         let lines = ProgressLines(board: board)
         sinks.append(lines)
         let executor = Executor(plan: plan, transport: engine, clock: clock, events: FanOutEventSink(sinks),
-                                environment: environment, options: .init(failFast: failFast, checkpoints: store, force: force), logger: logger, board: board)
+                                environment: environment, options: .init(failFast: failFast, checkpoints: store, force: force,
+                                                              durableInterval: DurationText.parse(durableInterval)), logger: logger, board: board)
         let startedAt = Date()
         let runTask = Task { await executor.run() }
         let signals = InterruptHandler { runTask.cancel() }

@@ -142,6 +142,50 @@ struct RunStateTests {
         withExtendedLifetime(lock) {}
     }
 
+    @Test func aPartialIsFlushedPeriodicallyAndAfterARebootResumesFromTheFlushedOffset() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        let content = (0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 10) }
+        server.addFile("slow.bin", content)
+        server.script("/files/slow.bin", [.drip(bytesPerSecond: 1_000_000)])
+        try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "slow", "download": {"url": "\#(server.baseURL)/files/slow.bin", "to": "slow.bin"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = CommandRunner.binary
+        process.arguments = ["run", scratch.path("m.json"), "--state", scratch.path("state"), "--durable-interval", "100ms", "-q"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait (bounded) for a flushed offset to be recorded, then kill the run outright.
+        var durable: Int64 = 0
+        for _ in 0..<300 where durable == 0 {
+            try await Task.sleep(for: .milliseconds(20))
+            durable = (try? SQLiteCheckpointStore(path: scratch.path("state/checkpoints.sqlite")).load("slow"))??.durableBytes ?? 0
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let partial = scratch.path("out/slow.bin.xferpart")
+        let length = try FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int64 ?? 0
+        #expect(durable > 0)
+        #expect(durable <= length)
+
+        // A reboot: another boot id on the record; the bytes past the flushed offset are junk.
+        let store = try SQLiteCheckpointStore(path: scratch.path("state/checkpoints.sqlite"))
+        var record = try #require(try store.load("slow"))
+        record.bootID = "a-boot-before-the-power-cut"
+        try store.save(record)
+        let handle = try #require(FileHandle(forWritingAtPath: partial))
+        handle.seek(toFileOffset: UInt64(durable))
+        handle.write(Data(repeating: 0, count: 4096))
+        try handle.close()
+        server.script("/files/slow.bin", [])
+        let resumed = try await CommandRunner.run(["run", scratch.path("m.json"), "--state", scratch.path("state")])
+        await server.stop()
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(server.requests(to: "/files/slow.bin").last?.header("Range") == "bytes=\(durable)-")
+        #expect(FileManager.default.contents(atPath: scratch.path("out/slow.bin")) == Data(content))
+    }
+
     @Test func aFullDiskFailsTheDownloadKeepsThePartialAndTheNextRunResumesIt() async throws {
         guard let disk = SmallFilesystem.mount(bytes: 1 << 20) else {
             if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("cannot mount a tmpfs: CI runs as root") }

@@ -90,6 +90,34 @@ struct CheckpointRunTests {
         #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data([1, 2, 3]))
     }
 
+    @Test func afterARebootOnlyTheFlushedOffsetIsTrustedAndTheRestIsCutOff() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let content = Array("0123456789".utf8)
+        t.transport.script("https://x.org/a", [.body(content)])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a"))
+        let partial = t.folder.path + "/a.bin.xferpart"
+        // 4 bytes were flushed; what follows them is what a power loss can leave: zeros.
+        _ = FileManager.default.createFile(atPath: partial, contents: Data(content[..<4] + [0, 0, 0]))
+        try store.save(JobCheckpoint(jobID: "a", fingerprint: JobFingerprint.of(plan.jobs[0]), phase: .running, etag: "\"v1\"",
+                                     partialPath: partial, bootID: "another-boot", durableBytes: 4))
+        let result = await t.run(plan, store: store)
+        #expect(t.transport.requests.first?.resumeFrom == 4)
+        #expect(result.state("a") == .succeeded)
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data(content))
+    }
+
+    @Test func aFlushedOffsetBeyondThePartialsLengthIsNotTrusted() {
+        let download = Download(url: try! TransferURL(parsing: "https://x.org/a"), to: "/out/a.bin")
+        let previous = JobCheckpoint(jobID: "a", fingerprint: "f", phase: .running, etag: "\"v1\"", partialPath: "/out/a.bin.xferpart",
+                                     bootID: "another-boot", durableBytes: 100)
+        #expect(DownloadStart.decide(download, partialPath: "/out/a.bin.xferpart", previous: previous, boot: "this-boot",
+                                     fileSize: { _ in 50 }) == .fresh)
+        #expect(DownloadStart.decide(download, partialPath: "/out/a.bin.xferpart", previous: previous, boot: "this-boot",
+                                     fileSize: { _ in 150 }) == .resume(offset: 100, validator: "\"v1\""))
+    }
+
     @Test func conditionalRefreshKeepsTheFileOn304AndReplacesItOn200() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -7,7 +7,8 @@ public enum DownloadStart: Sendable, Equatable {
     case upToDate(finalPath: String)
     /// Done before, `refresh: conditional`: ask with the stored validators.
     case conditional
-    /// A partial from this boot with a stored validator: continue at `offset`.
+    /// A partial with a stored validator: continue at `offset` (the file is cut there first:
+    /// after a reboot, bytes past the flushed offset are not trusted).
     case resume(offset: Int64, validator: String)
     /// From byte 0.
     case fresh
@@ -25,12 +26,15 @@ public enum DownloadStart: Sendable, Equatable {
             case .always: return .fresh
             }
         }
-        // Trust a partial's length only within the boot that wrote it (see `BootID`), and
-        // only with a validator to make the server confirm it is the same entity.
-        if prev.phase != .done, prev.partialPath == partialPath, let boot, prev.bootID == boot,
-           let validator = prev.etag ?? prev.lastModified, let size = fileSize(partialPath), size > 0 {
-            return .resume(offset: size, validator: validator)
-        }
+        // Only with a validator, which makes the server confirm it is the same entity.
+        guard prev.phase != .done, prev.partialPath == partialPath, let validator = prev.etag ?? prev.lastModified,
+              let size = fileSize(partialPath), size > 0 else { return .fresh }
+        // Within the boot that wrote it, the partial's whole length is trusted: after a
+        // process death (kill -9, OOM) the kernel still holds every byte written. After a
+        // reboot or power loss only what was flushed is: the periodic `fdatasync` offset,
+        // and only if the file still reaches it (see `BootID`).
+        if let boot, prev.bootID == boot { return .resume(offset: size, validator: validator) }
+        if let durable = prev.durableBytes, durable > 0, size >= durable { return .resume(offset: durable, validator: validator) }
         return .fresh
     }
 

@@ -20,9 +20,12 @@ public struct JobCheckpoint: Sendable, Equatable {
     /// Validators of the entity, for `If-Range` and conditional refreshes.
     public var etag: String?
     public var lastModified: String?
-    /// The partial file and the boot it was written in (see `ResumeDecision`).
+    /// The partial file and the boot it was written in (see `DownloadStart`).
     public var partialPath: String?
     public var bootID: String?
+    /// Bytes of the partial flushed to the disk (`fdatasync`) before this record was saved:
+    /// the only part trusted after a reboot or power loss.
+    public var durableBytes: Int64?
     public var finalPath: String?
     public var sha256: String?
     /// Seconds since 1970.
@@ -31,7 +34,8 @@ public struct JobCheckpoint: Sendable, Equatable {
 
     public init(jobID: String, fingerprint: String, phase: Phase, attempts: Int = 0, bytes: Int64 = 0, expectedSize: Int64? = nil,
                 etag: String? = nil, lastModified: String? = nil, partialPath: String? = nil, bootID: String? = nil,
-                finalPath: String? = nil, sha256: String? = nil, updatedAt: Double = 0, lastError: String? = nil) {
+                finalPath: String? = nil, sha256: String? = nil, updatedAt: Double = 0, lastError: String? = nil,
+                durableBytes: Int64? = nil) {
         self.jobID = jobID
         self.fingerprint = fingerprint
         self.phase = phase
@@ -46,5 +50,6 @@ public struct JobCheckpoint: Sendable, Equatable {
         self.sha256 = sha256
         self.updatedAt = updatedAt
         self.lastError = lastError
+        self.durableBytes = durableBytes
     }
 }

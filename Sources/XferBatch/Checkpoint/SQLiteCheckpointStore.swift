@@ -81,6 +81,9 @@ public final class SQLiteCheckpointStore: CheckpointStore {
                 t.column("last_error", .text)
             }
         }
+        m.registerMigration("v2: durable offsets of partial files") { db in
+            try db.alter(table: "job_checkpoint") { t in t.add(column: "durable_bytes", .integer) }
+        }
         return m
     }
 
@@ -100,12 +103,13 @@ public final class SQLiteCheckpointStore: CheckpointStore {
                 // A cached statement: compiled once per connection, not once per save.
                 let statement = try db.cachedStatement(sql: """
                     INSERT OR REPLACE INTO job_checkpoint (job_id, fingerprint, phase, attempts, bytes, expected_size, etag,
-                        last_modified, partial_path, boot_id, final_path, sha256, updated_at, last_error)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        last_modified, partial_path, boot_id, final_path, sha256, updated_at, last_error, durable_bytes)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                 for c in checkpoints {
                     try statement.execute(arguments: [c.jobID, c.fingerprint, c.phase.rawValue, c.attempts, c.bytes, c.expectedSize, c.etag,
-                                                      c.lastModified, c.partialPath, c.bootID, c.finalPath, c.sha256, c.updatedAt, c.lastError])
+                                                      c.lastModified, c.partialPath, c.bootID, c.finalPath, c.sha256, c.updatedAt, c.lastError,
+                                                      c.durableBytes])
                 }
             }
         }
@@ -128,7 +132,8 @@ public final class SQLiteCheckpointStore: CheckpointStore {
                       phase: JobCheckpoint.Phase(rawValue: row["phase"]) ?? .failed, attempts: row["attempts"], bytes: row["bytes"],
                       expectedSize: row["expected_size"], etag: row["etag"], lastModified: row["last_modified"],
                       partialPath: row["partial_path"], bootID: row["boot_id"], finalPath: row["final_path"],
-                      sha256: row["sha256"], updatedAt: row["updated_at"], lastError: row["last_error"])
+                      sha256: row["sha256"], updatedAt: row["updated_at"], lastError: row["last_error"],
+                      durableBytes: row["durable_bytes"])
     }
 
     private func wrap<T>(_ body: () throws -> T) throws -> T {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import XferCurl
 
 extension JobRunner {
@@ -37,6 +36,12 @@ extension JobRunner {
         try folders.ensure(folder)
         let fd = open(partial, O_WRONLY | O_CREAT | O_CLOEXEC | (resumeFrom > 0 ? 0 : O_TRUNC), 0o644)
         guard fd >= 0 else { throw Self.localFailure("cannot create \(partial)") }
+        // Continue exactly at the trusted offset: after a reboot the bytes past the flushed
+        // offset may be zeros or garbage.
+        if resumeFrom > 0, ftruncate(fd, off_t(resumeFrom)) != 0 {
+            close(fd)
+            throw Self.localFailure("cannot cut \(partial) to \(resumeFrom) bytes")
+        }
 
         var record = JobCheckpoint(jobID: job.id, fingerprint: fingerprint, phase: .running, attempts: (previous?.attempts ?? 0) + 1,
                                    bytes: resumeFrom, expectedSize: d.size, etag: resumeFrom > 0 ? previous?.etag : nil,
@@ -52,7 +57,9 @@ extension JobRunner {
             request.ifNoneMatch = prev.etag
             request.ifModifiedSince = prev.etag == nil ? prev.lastModified : nil
         }
-        let follower = Mutex<FileDigest.Follower?>(nil)
+        let follower = Slot<FileDigest.Follower?>(nil)
+        // The resumable record saved at the response, for the periodic durable checkpoints.
+        let resumable = Slot<JobCheckpoint?>(nil)
         let started = record
         let resuming = resumeFrom > 0
         let offset = resumeFrom
@@ -61,7 +68,7 @@ extension JobRunner {
             let length = headers["content-length"].flatMap { Int64($0) }
             // A large body is hashed while it arrives (see `FileDigest.Follower`).
             if status < 300, (length.map { $0 + (resuming ? offset : 0) } ?? Int64.max) >= FileDigest.followThreshold {
-                follower.withLock { if $0 == nil { $0 = FileDigest.Follower(path: partial) } }
+                follower.update { if $0 == nil { $0 = FileDigest.Follower(path: partial) } }
             }
             // Committed before the first byte lands, so the partial's provenance is known.
             // Skipped for small bodies: a kill then costs a restart of at most
@@ -71,13 +78,21 @@ extension JobRunner {
             r.etag = headers["etag"] ?? (resuming ? started.etag : nil)
             r.lastModified = headers["last-modified"] ?? (resuming ? started.lastModified : nil)
             try? store.save(r)
+            resumable.update { $0 = r }
+        }
+        let flusher = checkpoints.flatMap { store in
+            durableInterval.map { interval in Task { await Self.flushPeriodically(fd, every: interval, record: resumable, store: store) } }
         }
         let outcome: TransferOutcome
         do {
             outcome = try await transport.perform(request, progress: progress)
+            flusher?.cancel()
+            _ = await flusher?.value
             close(fd)
         } catch {
-            follower.withLock { $0?.cancel() }
+            flusher?.cancel()
+            _ = await flusher?.value
+            follower.current?.cancel()
             close(fd)  // the partial file stays: a re-run may continue it
             if resumeFrom > 0, error.httpStatus == 416 { unlink(partial) }  // cannot continue it: start over
             record.lastError = "\(error.code): \(error.message)"
@@ -94,12 +109,12 @@ extension JobRunner {
         }
         let total = outcome.resumed ? resumeFrom + outcome.bytesTransferred : outcome.bytesTransferred
         if let size = d.size, total != size {
-            follower.withLock { $0?.cancel() }
+            follower.current?.cancel()
             unlink(partial)
             throw JobFailure(kind: .transient, code: "size-mismatch", message: "received \(total) bytes, the manifest says \(size)")
         }
         // The follower's digest holds unless the file was started over (a 200 to a Range).
-        let followed = follower.withLock { $0 }
+        let followed = follower.current
         let rewritten = resumeFrom > 0 && !outcome.resumed
         if rewritten { followed?.cancel() }
         let digest = try (rewritten ? nil : followed?.finish(length: total)) ?? FileDigest.sha256(ofFileAt: partial)
@@ -127,6 +142,28 @@ extension JobRunner {
         record.updatedAt = Date().timeIntervalSince1970
         try commit(record, finishedFile: true)
         return AttemptResult(bytes: total, destination: final, sha256: digest, httpStatus: outcome.status == 0 ? nil : outcome.status)
+    }
+
+    /// Every `interval`, flushes the partial file (`fdatasync`, on a thread of its own, off
+    /// the transfer's path) and records the flushed length as `durableBytes`: what a resume
+    /// after a reboot or power loss may trust. Only for resumable downloads (a record with
+    /// a validator was saved at the response); ends when its task is cancelled.
+    static func flushPeriodically(_ fd: Int32, every interval: Duration, record: Slot<JobCheckpoint?>,
+                                  store: any CheckpointStore) async {
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: interval) } catch { return }
+            guard var r = record.current else { continue }
+            var info = stat()
+            guard fstat(fd, &info) == 0, Int64(info.st_size) > (r.durableBytes ?? 0) else { continue }
+            let length = Int64(info.st_size)
+            // Everything written before the call is on the disk when it returns.
+            guard (try? await BlockingWork.run { _ in fdatasync(fd) == 0 }) == true, !Task.isCancelled else { continue }
+            r.bytes = length
+            r.durableBytes = length
+            r.updatedAt = Date().timeIntervalSince1970
+            try? store.save(r)
+            record.update { $0 = r }
+        }
     }
 
     /// Bodies up to this size are not worth a checkpoint before they complete.

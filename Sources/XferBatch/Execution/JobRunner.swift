@@ -20,6 +20,9 @@ struct JobRunner: Sendable {
     let checkpoints: (any CheckpointStore)?
     /// Send uploads again even when their source is unchanged.
     let forceUploads: Bool
+    /// How often a resumable download's partial is flushed and its length recorded as
+    /// durable (nil: never; a reboot then restarts partial downloads).
+    var durableInterval: Duration? = nil
     let userAgent = "xferbatch/\(XferBatchVersion.current)"
 
     func attempt(_ job: PlannedJob, progress: TransferProgress) async -> Result<AttemptResult, JobFailure> {
