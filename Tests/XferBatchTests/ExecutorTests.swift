@@ -237,6 +237,19 @@ struct ExecutorLimitTests {
         #expect(t.transport.requests.allSatisfy { $0.options.maxBytesPerSecond == 1_048_576 })
     }
 
+    @Test func theSummaryListsTwentyFailuresAndCountsTheRest() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        var jobs: [String] = []
+        for i in 0..<25 {
+            t.transport.script("https://x.org/\(i)", [.failure(ExecutorTests.notFound)])
+            jobs.append(E.download("j\(i)", "https://x.org/\(i)"))
+        }
+        let text = await t.run(try t.plan(jobs: jobs.joined(separator: ","))).summaryText()
+        #expect(text.components(separatedBy: "\n").filter { $0.hasPrefix("  failed  ") }.count == 20)
+        #expect(text.contains("  ... and 5 more failed (the report lists every job)\n"))
+    }
+
     @Test func junitHasOneCaseperJobWithFailuresAndSkips() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -1,4 +1,7 @@
 extension RunResult {
+    /// Failures listed one per line in the summary; the rest are counted.
+    static let listedFailures = 20
+
     /// The closing summary for people: counts by status, bytes, wall time, and each
     /// failure with its last error.
     public func summaryText() -> String {
@@ -11,9 +14,13 @@ extension RunResult {
         let seconds = Double(DurationText.milliseconds(s.duration)) / 1000
         var text = "\(s.interrupted ? "Interrupted" : "Done"): \(parts.joined(separator: ", ")) of \(s.total) jobs; "
         text += "\(ByteSize.format(s.bytes)) in \((seconds * 100).rounded() / 100)s\n"
-        for job in jobs where job.lifecycle.state == .failed {
+        // A bounded list: a run of thousands of jobs against a server that is down must
+        // not print thousands of lines (the report has them all).
+        let failed = jobs.filter { $0.lifecycle.state == .failed }
+        for job in failed.prefix(Self.listedFailures) {
             text += "  failed  \(job.planned.id): \(job.lifecycle.reason ?? "failed")\n"
         }
+        if failed.count > Self.listedFailures { text += "  ... and \(failed.count - Self.listedFailures) more failed (the report lists every job)\n" }
         let skipped = jobs.filter { $0.lifecycle.state == .skipped }
         for job in skipped.prefix(10) {
             text += "  skipped \(job.planned.id): \(job.lifecycle.reason ?? "skipped")\n"
