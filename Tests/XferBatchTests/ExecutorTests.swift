@@ -237,6 +237,20 @@ struct ExecutorLimitTests {
         #expect(t.transport.requests.allSatisfy { $0.options.maxBytesPerSecond == 1_048_576 })
     }
 
+    @Test func httpsToHttpRedirectsAreFollowedOnlyWhenTheJobAllowsItAndThePlanWarns() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.body([1])])
+        t.transport.script("https://x.org/b", [.body([2])])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a") + ","
+                              + #"{"id": "b", "download": {"url": "https://x.org/b", "to": "b.bin", "tls": {"allowHttpRedirects": true}}}"#)
+        #expect(!plan.jobs[0].warnings.contains { $0.contains("allowHttpRedirects") })
+        #expect(plan.jobs[1].warnings.contains { $0.contains("redirects from https to plain http are followed (tls.allowHttpRedirects)") })
+        _ = await t.run(plan)
+        let options = Dictionary(uniqueKeysWithValues: t.transport.requests.map { ($0.url, $0.options.allowInsecureRedirects) })
+        #expect(options == ["https://x.org/a": false, "https://x.org/b": true])
+    }
+
     @Test func theSummaryListsTwentyFailuresAndCountsTheRest() async throws {
         let t = try E()
         defer { t.cleanUp() }

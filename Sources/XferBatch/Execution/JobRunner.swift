@@ -51,6 +51,7 @@ struct JobRunner: Sendable {
                                               proxy: t.proxy, sshKnownHosts: t.knownHosts, sshPrivateKey: t.privateKey,
                                               userAgent: userAgent)
         options.maxRedirects = TransferRequest.Options.defaultMaxRedirects
+        options.allowInsecureRedirects = t.allowHttpRedirects
         options.maxBytesPerSecond = bandwidthPerTransfer
         return TransferRequest(url: url.string, headers: try secrets.headers(t.headers), auth: try secrets.auth(t.auth),
                                options: options)

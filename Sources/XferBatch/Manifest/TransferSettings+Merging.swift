@@ -22,7 +22,8 @@ extension TransferSettings {
             connect: other.timeouts.connect ?? timeouts.connect,
             total: other.timeouts.total ?? timeouts.total,
             stall: other.timeouts.stall ?? timeouts.stall)
-        merged.tls = TLSSettings(caFile: other.tls.caFile ?? tls.caFile, insecure: other.tls.insecure ?? tls.insecure)
+        merged.tls = TLSSettings(caFile: other.tls.caFile ?? tls.caFile, insecure: other.tls.insecure ?? tls.insecure,
+                                 allowHttpRedirects: other.tls.allowHttpRedirects ?? tls.allowHttpRedirects)
         merged.proxy = other.proxy ?? proxy
         merged.sftp = SFTPSettings(
             knownHosts: other.sftp.knownHosts ?? sftp.knownHosts,

@@ -92,10 +92,14 @@ public struct TLSSettings: Sendable, Equatable {
     public var caFile: String?
     /// Turns certificate verification off; warned about in plan and run.
     public var insecure: Bool?
+    /// Follows a redirect from https to plain http (refused by default: the rest of the
+    /// transfer could be read and altered on the way); warned about in plan.
+    public var allowHttpRedirects: Bool?
 
-    public init(caFile: String? = nil, insecure: Bool? = nil) {
+    public init(caFile: String? = nil, insecure: Bool? = nil, allowHttpRedirects: Bool? = nil) {
         self.caFile = caFile
         self.insecure = insecure
+        self.allowHttpRedirects = allowHttpRedirects
     }
 }
 

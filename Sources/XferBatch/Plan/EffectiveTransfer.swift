@@ -11,6 +11,8 @@ public struct EffectiveTransfer: Sendable, Equatable {
     /// Absolute path of a CA bundle, or nil for the system's.
     public var caFile: String?
     public var insecure: Bool
+    /// Follow https -> http redirects (`tls.allowHttpRedirects`).
+    public var allowHttpRedirects: Bool
     public var proxy: String?
     /// Absolute path; nil means `~/.ssh/known_hosts`.
     public var knownHosts: String?
@@ -31,6 +33,7 @@ public struct EffectiveTransfer: Sendable, Equatable {
         stallTimeout = settings.timeouts.stall ?? TimeoutSettings.defaultStall
         caFile = file(settings.tls.caFile)
         insecure = settings.tls.insecure ?? false
+        allowHttpRedirects = settings.tls.allowHttpRedirects ?? false
         proxy = settings.proxy
         knownHosts = file(settings.sftp.knownHosts)
         privateKey = file(settings.sftp.privateKey)

@@ -162,6 +162,7 @@ struct JobResolver {
     static func warnings(for t: EffectiveTransfer, environment: [String: String]) -> [String] {
         var warnings: [String] = []
         if t.insecure { warnings.append("TLS certificate verification is OFF (tls.insecure): anyone on the path can alter the data") }
+        if t.allowHttpRedirects { warnings.append("redirects from https to plain http are followed (tls.allowHttpRedirects): the rest of the transfer is unprotected") }
         for name in t.secretVariables where environment[name] == nil {
             warnings.append("environment variable \(name) is not set here; the run will need it")
         }

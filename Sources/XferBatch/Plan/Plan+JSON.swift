@@ -228,6 +228,7 @@ extension EffectiveTransfer {
             w.object { w in
                 w.member("caFile", caFile)
                 w.member("insecure", insecure)
+                w.member("allowHttpRedirects", allowHttpRedirects)
             }
             w.member("proxy", proxy)
             w.key("sftp")
