@@ -63,10 +63,17 @@ struct FixtureConnection {
 
     /// Answers one request; false closes the connection.
     private func respond(to head: HTTPRequestHead, body: Body, connection: Int, writer: ResponseWriter) async throws -> Bool {
-        let path = String(head.uri.prefix { $0 != "?" })
+        // An absolute URL is a request to a forward proxy: this server then answers it from
+        // its own files whatever the host, which is enough to prove a client used the proxy.
+        let proxied = head.uri.hasPrefix("http://") ? head.uri : nil
+        let target = proxied.map { uri in
+            let rest = uri.dropFirst("http://".count)
+            return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
+        } ?? head.uri
+        let path = String(target.prefix { $0 != "?" })
         let open = state.contents.withLock { c -> Int in
             c.log.append(LoggedRequest(method: head.method.rawValue, path: path, headers: head.headers.map { ($0.name, $0.value) },
-                                       openConnections: c.openConnections, connectionID: connection))
+                                       openConnections: c.openConnections, connectionID: connection, proxiedURL: proxied))
             return c.openConnections
         }
         _ = open

@@ -55,6 +55,8 @@ public struct LoggedRequest: Sendable {
     /// Connections open to this server when the request arrived (this one included).
     public var openConnections: Int
     public var connectionID: Int
+    /// The absolute URL of a request sent to this server as a forward proxy, if it was.
+    public var proxiedURL: String?
 
     public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value

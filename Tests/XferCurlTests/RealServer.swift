@@ -154,22 +154,44 @@ extension RealServer {
                 root DIR/www;
                 location = /to-http { return 302 http://127.0.0.1:1/plain.txt; }
               }
-            """) { d in
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: openssl)
-            p.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", d + "/key.pem", "-out", d + "/cert.pem",
-                           "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
-            p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-            try p.run()
-            for _ in 0..<1000 where p.isRunning { usleep(10_000) }
-        }
+            """) { d in try selfSignedCertificate(in: d, openssl: openssl) }
     }
 
-    /// vsftpd with anonymous access to `ftp/`, uploads allowed under `ftp/pub/`.
-    static func vsftpd() throws -> RealServer? {
+    /// `cert.pem` and `key.pem` for 127.0.0.1 in `d`.
+    static func selfSignedCertificate(in d: String, openssl: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: openssl)
+        p.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", d + "/key.pem", "-out", d + "/cert.pem",
+                       "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+        p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try p.run()
+        for _ in 0..<1000 where p.isRunning { usleep(10_000) }
+    }
+
+    /// vsftpd with anonymous access to `ftp/`, uploads allowed under `ftp/pub/`; with
+    /// `implicitTLS`, FTPS (TLS from the first byte, control and data) with a self-signed
+    /// certificate for 127.0.0.1 (`cert.pem`).
+    static func vsftpd(implicitTLS: Bool = false) throws -> RealServer? {
         guard let program = try program("/usr/sbin/vsftpd", package: "vsftpd") else { return nil }
-        return try start(name: "vsftpd", program: program, arguments: { folder, _ in [folder.path + "/vsftpd.conf"] }) { folder, port in
+        let openssl = implicitTLS ? try Self.program("/usr/bin/openssl", package: "openssl") : nil
+        if implicitTLS, openssl == nil { return nil }
+        return try start(name: implicitTLS ? "vsftpd-tls" : "vsftpd", program: program, arguments: { folder, _ in [folder.path + "/vsftpd.conf"] }) { folder, port in
             let d = folder.path
+            var tls = ""
+            if let openssl {
+                try selfSignedCertificate(in: d, openssl: openssl)
+                tls = """
+                ssl_enable=YES
+                implicit_ssl=YES
+                allow_anon_ssl=YES
+                force_anon_logins_ssl=YES
+                force_anon_data_ssl=YES
+                require_ssl_reuse=NO
+                rsa_cert_file=\(d)/cert.pem
+                rsa_private_key_file=\(d)/key.pem
+
+                """
+            }
             try FileManager.default.createDirectory(atPath: d + "/ftp/pub", withIntermediateDirectories: true)
             try FileManager.default.createDirectory(atPath: d + "/empty", withIntermediateDirectories: true)
             chmod(d + "/ftp", 0o555)
@@ -199,7 +221,7 @@ extension RealServer {
             userlist_enable=NO
             connect_from_port_20=NO
             xferlog_enable=NO
-
+            \(tls)
             """.write(toFile: d + "/vsftpd.conf", atomically: true, encoding: .utf8)
         }
     }

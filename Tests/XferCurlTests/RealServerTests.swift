@@ -51,6 +51,23 @@ struct RealServerTests {
         }
     }
 
+    @Test func ftpsDownloadsVerifyingTheServersCertificate() async throws {
+        guard let ftps = try RealServer.vsftpd(implicitTLS: true) else { return }
+        defer { ftps.stop() }
+        let content = EngineTesting.bytes(300_000)
+        try ftps.write("ftp/pub/s.bin", content)
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("s.bin").path
+            let url = "ftps://127.0.0.1:\(ftps.port)/pub/s.bin"
+            _ = try await download(engine, url, to: file) { $0.options.caFile = ftps.path("cert.pem") }
+            #expect(read(file) == content)
+            // Without the CA that signed it, the self-signed certificate is refused.
+            await #expect {
+                _ = try await download(engine, url, to: file)
+            } throws: { ($0 as? TransferError)?.kind == .permanent && ($0 as? TransferError)?.code == "CURLE_PEER_FAILED_VERIFICATION" }
+        }
+    }
+
     @Test func ftpDownloadsResumesAndUploadsIntoNewFolders() async throws {
         guard let ftp = try RealServer.vsftpd() else { return }
         defer { ftp.stop() }

@@ -65,6 +65,35 @@ struct UploadTests {
         }
     }
 
+    @Test func netrcCredentialsAreUsedForTheirHostOnly() async throws {
+        try await EngineTesting.with { t in
+            t.server.requireAuth("/files/", .basic(user: "mirror", password: "n3trc"))
+            t.server.addFile("n.bin", [4, 5, 6])
+            let netrc = t.write("netrc", Array("machine 127.0.0.1 login mirror password n3trc\n".utf8))
+            let (result, bytes) = try await t.download("/files/n.bin") { $0.auth = .netrc(file: netrc) }
+            #expect((try? result.get())?.status == 200)
+            #expect(bytes == [4, 5, 6])
+            let other = t.write("netrc-other", Array("machine example.org login mirror password n3trc\n".utf8))
+            let (refused, _) = try await t.download("/files/n.bin") { $0.auth = .netrc(file: other) }
+            #expect(refused.failure?.httpStatus == 401)
+        }
+    }
+
+    @Test func aProxyCarriesTheRequest() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("via.bin", [7, 8, 9])
+            // Nothing listens on 127.0.0.9:9: only the proxy can answer.
+            let file = t.write("via-out", [])
+            let fd = open(file, O_WRONLY)
+            defer { close(fd) }
+            var request = TransferRequest(url: "http://127.0.0.9:9/files/via.bin", destination: .file(descriptor: fd, offset: 0))
+            request.options.proxy = t.server.baseURL
+            let outcome = try await t.engine.perform(request, progress: TransferProgress())
+            #expect(outcome.status == 200)
+            #expect(t.server.requests.last?.proxiedURL == "http://127.0.0.9:9/files/via.bin")
+        }
+    }
+
     @Test func bearerAuthIsSent() async throws {
         try await EngineTesting.with { t in
             t.server.requireAuth("/files/", .bearer(token: "tok-123"))
