@@ -65,7 +65,8 @@ extension EasyTransfer {
         try configureDownload(easy)
 
         // Receive buffer: libcurl's 16 KiB default means 65,536 write callbacks and pwrite
-        // calls per GiB; 128 KiB costs 1 MiB at the default 8 transfers at once.
+        // calls per GiB. 64 KiB stays under glibc's mmap threshold (128 KiB), so a buffer
+        // per transfer is not an mmap/munmap pair per small file.
         try set(easy, CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
         try set(easy, CURLOPT_NOPROGRESS, 0)
         try check(xb_easy_setopt_xferinfo_function(easy, EasyTransfer.progressCallback), "CURLOPT_XFERINFOFUNCTION")

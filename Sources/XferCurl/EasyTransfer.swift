@@ -13,7 +13,7 @@ import Glibc
 /// `complete(_:)`, which then forgets it.
 final class EasyTransfer: @unchecked Sendable {
     /// libcurl's receive buffer per transfer, in bytes (see `configure`).
-    static let receiveBufferSize = 128 * 1024
+    static let receiveBufferSize = 64 * 1024
 
     let id: UInt64
     let request: TransferRequest
