@@ -147,7 +147,8 @@ struct RunStateTests {
         let server = try await FixtureServer.start()
         let content = (0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 10) }
         server.addFile("slow.bin", content)
-        server.script("/files/slow.bin", [.drip(bytesPerSecond: 1_000_000)])
+        // About 10 s for the whole file: the run is killed long before it could finish.
+        server.script("/files/slow.bin", [.drip(bytesPerSecond: 200_000)])
         try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "slow", "download": {"url": "\#(server.baseURL)/files/slow.bin", "to": "slow.bin"}}]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
         let process = Process()
@@ -158,7 +159,7 @@ struct RunStateTests {
         try process.run()
         // Wait (bounded) for a flushed offset to be recorded, then kill the run outright.
         var durable: Int64 = 0
-        for _ in 0..<300 where durable == 0 {
+        for _ in 0..<400 where durable == 0 {
             try await Task.sleep(for: .milliseconds(20))
             durable = (try? SQLiteCheckpointStore(path: scratch.path("state/checkpoints.sqlite")).load("slow"))??.durableBytes ?? 0
         }
