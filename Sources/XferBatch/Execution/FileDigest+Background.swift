@@ -40,8 +40,10 @@ extension FileDigest {
             defer { condition.unlock() }
             finished = true
             condition.broadcast()
-            while digest == nil { condition.wait() }
-            return digest!
+            while true {
+                if let digest { return digest }
+                condition.wait()
+            }
         }
 
         private func hashUntilFinished() {

@@ -1,3 +1,5 @@
+import XferArchive
+
 /// Unpack a zip or tarball another job produced into a folder, safely.
 ///
 /// The folder is replaced as a whole, and only once the archive has been read completely
@@ -17,8 +19,9 @@ public struct Extract: Sendable {
     /// Most entries read (archive-bomb guard).
     public var maxEntries: Int
 
-    public static let defaultMaxBytes: Int64 = 4 << 30
-    public static let defaultMaxEntries = 100_000
+    /// The extractor's own defaults (4 GiB, 100,000 entries).
+    public static let defaultMaxBytes = ExtractionOptions.defaultMaxBytes
+    public static let defaultMaxEntries = ExtractionOptions.defaultMaxEntries
 
     public init(from: String, to: String, format: ArchiveFormat? = nil, stripComponents: Int = 0,
                 maxBytes: Int64 = defaultMaxBytes, maxEntries: Int = defaultMaxEntries) {
