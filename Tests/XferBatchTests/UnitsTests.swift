@@ -60,4 +60,9 @@ struct PathTextTests {
         #expect(PathText.isWithin("/out", folder: "/out"))
         #expect(!PathText.isWithin("/outside/a", folder: "/out"))
     }
+
+    @Test(arguments: [("/a/b/c.txt", "/a/b"), ("/a", "/"), ("/", "/")])
+    func theParentOfAnAbsolutePathIsItsFolder(path: String, parent: String) {
+        #expect(PathText.parent(path) == parent)
+    }
 }

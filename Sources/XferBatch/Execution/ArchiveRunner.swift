@@ -20,7 +20,7 @@ struct ArchiveRunner {
             return previous
         }
         let partial = spec.to + ".xferpart"
-        try FileManager.default.createDirectory(atPath: (spec.to as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: PathText.parent(spec.to), withIntermediateDirectories: true)
         let totalIn = entries.reduce(Int64(0)) { $0 + (DownloadStart.size(of: $1.sourcePath) ?? 0) }
         let result: ArchiveWriter.Result
         let digest = FileDigest.Background()

@@ -19,7 +19,7 @@ struct ExtractRunner {
         if let previous = derived.upToDate(stillThere: { _, path in Self.isFolder(path) }) { return previous }
 
         let target = String(spec.to.dropLast())  // planned folders end in "/"
-        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: PathText.parent(target), withIntermediateDirectories: true)
         let options = ExtractionOptions(stripComponents: spec.stripComponents, maxBytes: spec.maxBytes, maxEntries: spec.maxEntries)
         let result: ExtractionResult
         do {

@@ -15,7 +15,7 @@ extension JobRunner {
         let fingerprint = JobFingerprint.of(job)
         let previous = (try? checkpoints?.load(job.id)).flatMap { $0?.fingerprint == fingerprint ? $0 : nil }
         let intoFolder = d.namesFileAtRunTime
-        let folder = intoFolder ? d.to : (d.to as NSString).deletingLastPathComponent
+        let folder = intoFolder ? d.to : PathText.parent(d.to)
         let partial = intoFolder ? folder + ".\(job.id).xferpart" : d.to + ".xferpart"
 
         var conditional = false

@@ -72,6 +72,15 @@ enum PathText {
         return String(path.dropFirst(base.hasSuffix("/") ? base.count : base.count + 1))
     }
 
+    /// The folder of an absolute, normalised path: `/a/b/c` -> `/a/b`, `/a` -> `/`.
+    /// Byte-level (Foundation's `deletingLastPathComponent` showed in a run's profile).
+    static func parent(_ path: String) -> String {
+        let bytes = path.utf8
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        if slash == bytes.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
     static func lastComponent(_ path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
     }
