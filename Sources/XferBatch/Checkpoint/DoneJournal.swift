@@ -4,14 +4,15 @@ import Foundation
 ///
 /// Why it exists: committing each finished job to SQLite was the largest cost of a run of
 /// small files (GRDB's queue hop, a transaction, WAL writes and file locks per job, about a
-/// fifth of the CPU in `perf`). Finished jobs are now committed in groups, and each is first
-/// appended here with one `write(2)`, before its file is renamed into place. After a process
-/// death (`kill -9`, OOM) the kernel still holds these lines, so the next run re-derives the
-/// records a group commit had not written yet: a line is adopted only if its final file is
-/// there with the recorded size *and* SHA-256 (re-read: a crash between this line and the
-/// rename could leave an older file of the same size at the path). A torn last line is
-/// ignored. After a power loss the journal may be lost with the unflushed WAL: those jobs
-/// are simply downloaded again, never trusted blindly.
+/// fifth of the CPU in `perf`). Finished jobs are now committed in groups, and each is
+/// appended here with one `write(2)` right after its file is renamed into place (a crash
+/// between the two costs one download again, never a record of a file that is not there).
+/// After a process death (`kill -9`, OOM) the kernel still holds these lines, so the next
+/// run re-derives the records a group commit had not written yet: a line is adopted only if
+/// its final file is there with the recorded size *and* SHA-256 (re-read, so that nothing
+/// but the file the line describes is ever adopted). A torn last line is ignored. After a
+/// power loss the journal may be lost with the unflushed WAL: those jobs are simply
+/// downloaded again, never trusted blindly.
 final class DoneJournal: @unchecked Sendable {
     let path: String
     private let fd: Int32

@@ -6,7 +6,7 @@ import Synchronization
 /// (it holds the lock), so the snapshot cannot go stale.
 ///
 /// With a journal, finished files are committed in groups: each is appended to the
-/// `DoneJournal` at once (one `write(2)`, safe against process death) and written to the
+/// `DoneJournal` as it lands (one `write(2)`, safe against process death) and written to the
 /// base store with others, every `groupSize` jobs or `maxDelay`, and at `flush()`. On
 /// opening, journal lines a killed run left are adopted when their file is intact. Other
 /// saves (attempts under way, failures, uploads, extractions) are written at once.
