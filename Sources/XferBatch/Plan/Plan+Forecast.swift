@@ -29,7 +29,9 @@ public struct RunForecast: Sendable {
         var actions: [Action] = []
         var needed: Int64 = 0
         for job in plan.jobs {
-            let previous = (try? store.load(job.id)).flatMap { $0?.fingerprint == JobFingerprint.of(job) ? $0 : nil }
+            // The fingerprint (a SHA-256) only when there is a record to compare it with.
+            let record = (try? store.load(job.id)) ?? nil
+            let previous = record.flatMap { $0.fingerprint == JobFingerprint.of(job) ? $0 : nil }
             switch job.action {
             case .download(let d):
                 let partial = d.namesFileAtRunTime ? d.to + ".\(job.id).xferpart" : d.to + ".xferpart"
