@@ -55,7 +55,7 @@ struct ArchiveJobTests {
         t.transport.script("https://x.org/a.tgz", [.body(try Self.fixture("good.tar.gz")), .body(try Self.fixture("good.tar.gz")),
                                                    .body(try Self.fixture("many-entries.tar.gz"))])
         _ = await t.run(plan, store: store)
-        // Same bytes downloaded again: a new file, so a new modification time.
+        // The same bytes downloaded again: a new file (a new inode), so the extraction is redone.
         let again = await t.run(plan, store: store)
         #expect(again.job("unpack")?.result?.upToDate == false)
         // Nothing downloaded (the download is up to date when not refreshed): nothing extracted.

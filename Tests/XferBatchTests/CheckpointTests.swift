@@ -54,17 +54,25 @@ struct CheckpointRunTests {
         #expect(FileManager.default.contents(atPath: t.folder.path + "/j.bin") == Data([2]))
     }
 
+    /// A plan for one download of `content` from https://x.org/a, with a partial file of
+    /// `partial` bytes and a running record (etag "v1") from `boot`.
+    static func plantPartial(_ t: E, _ store: InMemoryCheckpointStore, content: [UInt8], partial: [UInt8], boot: String?,
+                             durableBytes: Int64? = nil) throws -> Plan {
+        t.transport.script("https://x.org/a", [.body(content)])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a"))
+        let path = t.folder.path + "/a.bin.xferpart"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(partial))
+        try store.save(JobCheckpoint(jobID: "a", fingerprint: JobFingerprint.of(plan.jobs[0]), phase: .running, etag: "\"v1\"",
+                                     partialPath: path, bootID: boot, durableBytes: durableBytes))
+        return plan
+    }
+
     @Test func aPartialFromThisBootResumesWithRangeAndIfRange() async throws {
         let t = try E()
         defer { t.cleanUp() }
         let store = InMemoryCheckpointStore()
         let content = Array("0123456789".utf8)
-        t.transport.script("https://x.org/a", [.body(content)])
-        let plan = try t.plan(jobs: E.download("a", "https://x.org/a"))
-        let partial = t.folder.path + "/a.bin.xferpart"
-        _ = FileManager.default.createFile(atPath: partial, contents: Data(content[..<4]))
-        try store.save(JobCheckpoint(jobID: "a", fingerprint: JobFingerprint.of(plan.jobs[0]), phase: .running, etag: "\"v1\"",
-                                     partialPath: partial, bootID: BootID.current))
+        let plan = try Self.plantPartial(t, store, content: content, partial: Array(content[..<4]), boot: BootID.current)
         let result = await t.run(plan, store: store)
         let request = try #require(t.transport.requests.first)
         #expect(request.resumeFrom == 4)
@@ -79,12 +87,7 @@ struct CheckpointRunTests {
         let t = try E()
         defer { t.cleanUp() }
         let store = InMemoryCheckpointStore()
-        t.transport.script("https://x.org/a", [.body([1, 2, 3])])
-        let plan = try t.plan(jobs: E.download("a", "https://x.org/a"))
-        let partial = t.folder.path + "/a.bin.xferpart"
-        _ = FileManager.default.createFile(atPath: partial, contents: Data([9, 9]))
-        try store.save(JobCheckpoint(jobID: "a", fingerprint: JobFingerprint.of(plan.jobs[0]), phase: .running, etag: "\"v1\"",
-                                     partialPath: partial, bootID: "another-boot"))
+        let plan = try Self.plantPartial(t, store, content: [1, 2, 3], partial: [9, 9], boot: "another-boot")
         _ = await t.run(plan, store: store)
         #expect(t.transport.requests.first?.resumeFrom == nil, "bytes of unknown provenance are never appended to")
         #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data([1, 2, 3]))
@@ -95,13 +98,9 @@ struct CheckpointRunTests {
         defer { t.cleanUp() }
         let store = InMemoryCheckpointStore()
         let content = Array("0123456789".utf8)
-        t.transport.script("https://x.org/a", [.body(content)])
-        let plan = try t.plan(jobs: E.download("a", "https://x.org/a"))
-        let partial = t.folder.path + "/a.bin.xferpart"
         // 4 bytes were flushed; what follows them is what a power loss can leave: zeros.
-        _ = FileManager.default.createFile(atPath: partial, contents: Data(content[..<4] + [0, 0, 0]))
-        try store.save(JobCheckpoint(jobID: "a", fingerprint: JobFingerprint.of(plan.jobs[0]), phase: .running, etag: "\"v1\"",
-                                     partialPath: partial, bootID: "another-boot", durableBytes: 4))
+        let plan = try Self.plantPartial(t, store, content: content, partial: Array(content[..<4]) + [0, 0, 0],
+                                         boot: "another-boot", durableBytes: 4)
         let result = await t.run(plan, store: store)
         #expect(t.transport.requests.first?.resumeFrom == 4)
         #expect(result.state("a") == .succeeded)

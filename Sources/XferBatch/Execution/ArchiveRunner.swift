@@ -21,13 +21,12 @@ struct ArchiveRunner {
         }
         let partial = spec.to + ".xferpart"
         try FileManager.default.createDirectory(atPath: PathText.parent(spec.to), withIntermediateDirectories: true)
-        let totalIn = entries.reduce(Int64(0)) { $0 + (DownloadStart.size(of: $1.sourcePath) ?? 0) }
         let result: ArchiveWriter.Result
         let digest = FileDigest.Background()
         do {
             result = try ArchiveWriter.write(entries, to: partial, format: spec.format,
                                              level: spec.level, reproducible: spec.reproducible, observe: digest.update) { read in
-                progress.update(done: read, expected: totalIn)
+                progress.update(done: read, expected: derived.inputBytes)
                 return !cancellation.isCancelled
             }
         } catch {

@@ -3,27 +3,32 @@ import Foundation
 /// The checkpoint side of archive and extract jobs, whose output is derived from files on
 /// disk: redone only when an input changed.
 ///
-/// "Changed" is read from a digest of the inputs' names, sizes and modification times
-/// (stored in the checkpoint's `etag` field): cheap for gigabytes of inputs, and a
-/// refreshed download is a new file with a new time. Content edited in place within the
-/// same second and size would go unnoticed; no job of ours does that.
+/// "Changed" is read from a digest of the inputs' names, sizes, inode numbers and
+/// modification times (stored in the checkpoint's `etag` field): cheap for gigabytes of
+/// inputs. A download that lands again is a new inode (it is renamed into place), even
+/// within one tick of the file-system clock; content edited in place within the same tick
+/// and size would go unnoticed, and no job of ours does that.
 struct DerivedOutput {
     let job: PlannedJob
     let checkpoints: (any CheckpointStore)?
     let fingerprint: String
     let inputs: String
+    /// Sum of the inputs' sizes (read once, here), for progress.
+    let inputBytes: Int64
 
     /// `files`: name (as it appears in the output) and path of each input.
     init(job: PlannedJob, files: [(name: String, path: String)], checkpoints: (any CheckpointStore)?) {
         self.job = job
         self.checkpoints = checkpoints
         self.fingerprint = JobFingerprint.of(job)
+        var total: Int64 = 0
         self.inputs = FileDigest.sha256(ofText: files.map { file in
-            let info = try? FileManager.default.attributesOfItem(atPath: file.path)
-            let size = (info?[.size] as? NSNumber)?.int64Value ?? -1
-            let mtime = (info?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-            return "\(file.name)\u{1F}\(size)\u{1F}\(mtime)"
+            var info = stat()
+            guard stat(file.path, &info) == 0 else { return "\(file.name)\u{1F}missing" }
+            total += Int64(info.st_size)
+            return "\(file.name)\u{1F}\(info.st_size)\u{1F}\(info.st_ino)\u{1F}\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
         }.joined(separator: "\n"))
+        self.inputBytes = total
     }
 
     /// The previous run's result when the job and its inputs are unchanged and the output
