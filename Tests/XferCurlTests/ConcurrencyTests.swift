@@ -54,7 +54,9 @@ struct ConcurrencyTests {
             let result = await task.result
             let elapsed = ContinuousClock.now - cancelledAt
             #expect((result.failure as? TransferError)?.kind == .cancelled)
-            #expect(elapsed < .seconds(1), "cancellation took \(elapsed)")
+            // The drip would take 50 s. Alone this takes milliseconds; the bound leaves room for
+            // a loaded CI machine running every suite at once on two cores.
+            #expect(elapsed < .seconds(5), "cancellation took \(elapsed)")
             let kept = t.read(file)
             #expect(!kept.isEmpty)
             #expect(kept == Array(EngineTesting.bytes(1_000_000)[..<kept.count]))
