@@ -23,6 +23,13 @@ extension JobRunner {
         }
     }
 
+    /// Ends the flusher and waits for it, so no flush touches the descriptor once closed.
+    static func stop(_ flusher: Task<Void, Never>?) async {
+        guard let flusher else { return }
+        flusher.cancel()
+        await flusher.value
+    }
+
     /// Bodies up to this size are not worth a checkpoint before they complete.
     static let resumableSize: Int64 = 1 << 20
 

@@ -58,12 +58,16 @@ extension JobRunner {
             request.ifModifiedSince = prev.etag == nil ? prev.lastModified : nil
         }
         let follower = Slot<FileDigest.Follower?>(nil)
-        // The resumable record saved at the response, for the periodic durable checkpoints.
+        // The resumable record saved at the response, for the periodic durable checkpoints,
+        // and the task that writes them: started only for a resumable body, so a small file
+        // costs no timer.
         let resumable = Slot<JobCheckpoint?>(nil)
+        let flusher = Slot<Task<Void, Never>?>(nil)
         let started = record
         let resuming = resumeFrom > 0
         let offset = resumeFrom
         let store = checkpoints
+        let interval = durableInterval
         request.onResponse = { status, headers in
             let length = headers["content-length"].flatMap { Int64($0) }
             // A large body is hashed while it arrives (see `FileDigest.Follower`).
@@ -79,19 +83,19 @@ extension JobRunner {
             r.lastModified = headers["last-modified"] ?? (resuming ? started.lastModified : nil)
             try? store.save(r)
             resumable.update { $0 = r }
-        }
-        let flusher = checkpoints.flatMap { store in
-            durableInterval.map { interval in Task { await Self.flushPeriodically(fd, every: interval, record: resumable, store: store) } }
+            if let interval {
+                flusher.update { task in
+                    if task == nil { task = Task { await Self.flushPeriodically(fd, every: interval, record: resumable, store: store) } }
+                }
+            }
         }
         let outcome: TransferOutcome
         do {
             outcome = try await transport.perform(request, progress: progress)
-            flusher?.cancel()
-            _ = await flusher?.value
+            await Self.stop(flusher.current)
             close(fd)
         } catch {
-            flusher?.cancel()
-            _ = await flusher?.value
+            await Self.stop(flusher.current)
             follower.current?.cancel()
             close(fd)  // the partial file stays: a re-run may continue it
             if resumeFrom > 0, error.httpStatus == 416 { unlink(partial) }  // cannot continue it: start over
