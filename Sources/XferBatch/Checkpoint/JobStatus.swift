@@ -33,13 +33,11 @@ public struct JobStatus: Sendable, Equatable {
             }
             switch record.phase {
             case .done:
-                let present = record.finalPath.map { FileManager.default.fileExists(atPath: $0) } ?? (job.kind == .upload)
+                let present = record.finalPath.map { DownloadStart.size(of: $0) != nil } ?? (job.kind == .upload)
                 return JobStatus(id: job.id, state: present ? .done : .pending, path: record.finalPath, sha256: record.sha256,
                                  bytes: record.bytes, lastError: present ? nil : "the output was removed")
             case .running, .failed:
-                let partial = record.partialPath.flatMap { path -> Int64? in
-                    (try? FileManager.default.attributesOfItem(atPath: path))?[.size].flatMap { ($0 as? NSNumber)?.int64Value }
-                } ?? 0
+                let partial = record.partialPath.flatMap(DownloadStart.size(of:)) ?? 0
                 if partial > 0 {
                     return JobStatus(id: job.id, state: .partial, path: record.partialPath, bytes: partial, expected: record.expectedSize,
                                      lastError: record.lastError)

@@ -88,7 +88,7 @@ public final class SQLiteCheckpointStore: CheckpointStore {
     }
 
     public func load(_ jobID: String) throws -> JobCheckpoint? {
-        try wrap { try queue.read { db in try Row.fetchOne(db, sql: "SELECT * FROM job_checkpoint WHERE job_id = ?", arguments: [jobID]).map(Self.checkpoint) } }
+        try wrap { try queue.read { db in try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM job_checkpoint WHERE job_id = ?", arguments: [jobID]).map(Self.checkpoint) } }
     }
 
     public func save(_ c: JobCheckpoint) throws {
@@ -124,16 +124,19 @@ public final class SQLiteCheckpointStore: CheckpointStore {
     }
 
     public func all() throws -> [JobCheckpoint] {
-        try wrap { try queue.read { db in try Row.fetchAll(db, sql: "SELECT * FROM job_checkpoint ORDER BY job_id").map(Self.checkpoint) } }
+        try wrap { try queue.read { db in try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM job_checkpoint ORDER BY job_id").map(Self.checkpoint) } }
     }
 
+    /// The columns `checkpoint(_:)` reads, by position: a lookup by name compares
+    /// lower-cased names, which cost a tenth of an up-to-date run of 2,000 jobs.
+    private static let columns = "job_id, fingerprint, phase, attempts, bytes, expected_size, etag, last_modified, partial_path, "
+        + "boot_id, final_path, sha256, updated_at, last_error, durable_bytes"
+
     private static func checkpoint(_ row: Row) -> JobCheckpoint {
-        JobCheckpoint(jobID: row["job_id"], fingerprint: row["fingerprint"],
-                      phase: JobCheckpoint.Phase(rawValue: row["phase"]) ?? .failed, attempts: row["attempts"], bytes: row["bytes"],
-                      expectedSize: row["expected_size"], etag: row["etag"], lastModified: row["last_modified"],
-                      partialPath: row["partial_path"], bootID: row["boot_id"], finalPath: row["final_path"],
-                      sha256: row["sha256"], updatedAt: row["updated_at"], lastError: row["last_error"],
-                      durableBytes: row["durable_bytes"])
+        JobCheckpoint(jobID: row[0], fingerprint: row[1], phase: JobCheckpoint.Phase(rawValue: row[2]) ?? .failed,
+                      attempts: row[3], bytes: row[4], expectedSize: row[5], etag: row[6], lastModified: row[7],
+                      partialPath: row[8], bootID: row[9], finalPath: row[10], sha256: row[11], updatedAt: row[12],
+                      lastError: row[13], durableBytes: row[14])
     }
 
     private func wrap<T>(_ body: () throws -> T) throws -> T {
