@@ -25,26 +25,15 @@ struct CleanCommand: AsyncParsableCommand {
         let lock = try await stateOptions.lock(for: plan)
         var deleted = 0
         if outputs {
-            // The plan's own destinations (and their partials), plus what the store
-            // recorded (names decided at run time).
-            var paths = Set<String>()
-            var folders: [String] = []
-            for job in plan.jobs {
-                switch job.action {
-                case .download(let d) where !d.namesFileAtRunTime: paths.formUnion([d.to, d.to + ".xferpart"])
-                case .download(let d): paths.insert(d.to + ".\(job.id).xferpart")
-                case .archive(let a): paths.formUnion([a.to, a.to + ".xferpart"])
-                case .extract(let e):
-                    let folder = String(e.to.dropLast())
-                    folders += [folder, folder + ".xferpart"]
-                case .upload: break
-                }
-            }
+            // The plan's own destinations (and their temporary names), plus what the
+            // store recorded (names decided at run time).
+            let written = plan.writtenPaths()
+            var paths = Set(written.files)
             for record in try stateOptions.store(for: plan).all() {
                 paths.formUnion([record.finalPath, record.partialPath].compactMap { $0 })
             }
             for path in paths.sorted() where unlink(path) == 0 { deleted += 1 }
-            for folder in folders where FileManager.default.fileExists(atPath: folder) {
+            for folder in written.folders where FileManager.default.fileExists(atPath: folder) {
                 FolderRemoval.remove(folder)
                 deleted += 1
             }

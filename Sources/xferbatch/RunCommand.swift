@@ -1,5 +1,4 @@
 import ArgumentParser
-import Crypto
 import Foundation
 import Logging
 import XferBatch
@@ -142,7 +141,7 @@ struct RunCommand: AsyncParsableCommand {
         display?.finish()
         engine.shutdown()
         if let report {
-            let fingerprint = Self.sha256(ofFile: options.manifest)
+            let fingerprint = (try? FileDigest.sha256(ofFileAt: options.manifest)) ?? ""
             let bytes = RunReport(result: result, plan: plan, manifestFingerprint: fingerprint, startedAt: startedAt).json()
             if !FileManager.default.createFile(atPath: report, contents: Data(bytes)) {
                 StandardStreams.writeError("xferbatch: cannot write the report to \(report)\n")
@@ -156,10 +155,5 @@ struct RunCommand: AsyncParsableCommand {
         withExtendedLifetime(lock) {}
         let status: ExitStatus = result.summary.interrupted ? (signals.received == SIGTERM ? .terminated : .interrupted) : result.exitStatus
         if status != .success { throw ExitCode(status.rawValue) }
-    }
-
-    static func sha256(ofFile path: String) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else { return "" }
-        return FileDigest.hex(SHA256.hash(data: data))
     }
 }

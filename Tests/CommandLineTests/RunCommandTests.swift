@@ -58,6 +58,7 @@ struct RunCommandTests {
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("report.json")))) as? [String: Any]
         let reported = try #require(report?["jobs"] as? [[String: Any]])
         #expect(reported.count == 200)
+        #expect(report?["manifestSHA256"] as? String == (try FileDigest.sha256(ofFileAt: scratch.path("m.json"))))
         for (i, job) in reported.enumerated() {
             let expected = permanent.contains(i) ? "failed" : skipped.contains(i) ? "skipped" : "succeeded"
             #expect(job["status"] as? String == expected, "j\(i)")

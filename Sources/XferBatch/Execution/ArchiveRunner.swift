@@ -19,7 +19,7 @@ struct ArchiveRunner {
         if let previous = derived.upToDate(stillThere: { checkpoint, path in DownloadStart.size(of: path) == checkpoint.bytes }) {
             return previous
         }
-        let partial = spec.to + ".xferpart"
+        let partial = spec.partialPath
         try FileManager.default.createDirectory(atPath: PathText.parent(spec.to), withIntermediateDirectories: true)
         let result: ArchiveWriter.Result
         let digest = FileDigest.Background()

@@ -18,13 +18,13 @@ struct ExtractRunner {
         let derived = DerivedOutput(job: job, files: [(archive, archive)], checkpoints: checkpoints)
         if let previous = derived.upToDate(stillThere: { _, path in Self.isFolder(path) }) { return previous }
 
-        let target = String(spec.to.dropLast())  // planned folders end in "/"
+        let target = spec.folder
         try FileManager.default.createDirectory(atPath: PathText.parent(target), withIntermediateDirectories: true)
         let options = ExtractionOptions(stripComponents: spec.stripComponents, maxBytes: spec.maxBytes, maxEntries: spec.maxEntries)
         let result: ExtractionResult
         do {
             result = try ArchiveExtractor.extract(archiveAt: archive, format: spec.format,
-                                                  to: target, staging: target + ".xferpart", options: options) { written in
+                                                  to: target, staging: spec.stagingFolder, options: options) { written in
                 progress.update(done: written, expected: nil)
                 return !cancellation.isCancelled
             }

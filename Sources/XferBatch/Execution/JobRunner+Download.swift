@@ -16,7 +16,7 @@ extension JobRunner {
         let previous = (try? checkpoints?.load(job.id)).flatMap { $0?.fingerprint == fingerprint ? $0 : nil }
         let intoFolder = d.namesFileAtRunTime
         let folder = intoFolder ? d.to : PathText.parent(d.to)
-        let partial = intoFolder ? folder + ".\(job.id).xferpart" : d.to + ".xferpart"
+        let partial = d.partialPath(jobID: job.id)
 
         var conditional = false
         var resumeFrom: Int64 = 0

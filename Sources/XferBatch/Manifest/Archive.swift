@@ -26,6 +26,9 @@ public struct Archive: Sendable {
         self.reproducible = reproducible
         self.removeSources = removeSources
     }
+
+    /// The archive is written here and renamed onto `to` once complete.
+    public var partialPath: String { to + ".xferpart" }
 }
 
 /// Archive formats an archive job can write and an extract job can read: `XferArchive`'s.

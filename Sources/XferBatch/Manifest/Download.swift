@@ -32,6 +32,13 @@ public struct Download: Sendable {
 
     /// True when the destination is a folder and the file name comes from the response.
     public var namesFileAtRunTime: Bool { to.isEmpty || to.hasSuffix("/") }
+
+    /// Where the bytes go until the file is verified and renamed into place: beside the
+    /// destination, in the same folder (so the rename is atomic). A folder destination has
+    /// no name yet, so its partial is named after the job.
+    public func partialPath(jobID: String) -> String {
+        namesFileAtRunTime ? to + ".\(jobID).xferpart" : to + ".xferpart"
+    }
 }
 
 /// What a re-run does with a download that already finished.

@@ -23,6 +23,11 @@ public struct Extract: Sendable {
     public static let defaultMaxBytes = ExtractionOptions.defaultMaxBytes
     public static let defaultMaxEntries = ExtractionOptions.defaultMaxEntries
 
+    /// The folder itself: `to` without its trailing `/`.
+    public var folder: String { to.hasSuffix("/") ? String(to.dropLast()) : to }
+    /// Entries are extracted here, then the folder is swapped into place.
+    public var stagingFolder: String { folder + ".xferpart" }
+
     public init(from: String, to: String, format: ArchiveFormat? = nil, stripComponents: Int = 0,
                 maxBytes: Int64 = defaultMaxBytes, maxEntries: Int = defaultMaxEntries) {
         self.from = from

@@ -34,7 +34,7 @@ public struct RunForecast: Sendable {
             let previous = record.flatMap { $0.fingerprint == JobFingerprint.of(job) ? $0 : nil }
             switch job.action {
             case .download(let d):
-                let partial = d.namesFileAtRunTime ? d.to + ".\(job.id).xferpart" : d.to + ".xferpart"
+                let partial = d.partialPath(jobID: job.id)
                 switch DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current, fileSize: DownloadStart.size) {
                 case .upToDate(let path): actions.append(.upToDate(path: path))
                 case .conditional: actions.append(.conditional)

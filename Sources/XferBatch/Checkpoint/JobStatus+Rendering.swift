@@ -1,0 +1,62 @@
+/// `xferbatch status` output: a line per job and a totals line, or one JSON document.
+/// Kept beside `JobStatus` (not in the executable) so that the text and the JSON count
+/// the same totals and can be tested without a process.
+extension JobStatus {
+    /// The states in the order the totals list them.
+    public static let reportedStates: [State] = [.done, .partial, .failed, .pending]
+
+    /// How many rows are in each state.
+    public static func totals(_ rows: [JobStatus]) -> [State: Int] {
+        var counts: [State: Int] = [:]
+        for row in rows { counts[row.state, default: 0] += 1 }
+        return counts
+    }
+
+    /// One line per job, then `N done, N partial, N failed, N pending of N jobs`.
+    public static func text(_ rows: [JobStatus]) -> String {
+        var out = ""
+        for row in rows {
+            var line = "\(row.state.rawValue.padding(8)) \(row.id)"
+            switch row.state {
+            case .done: line += "  \(row.path ?? "")  sha256 \(row.sha256?.prefix(12) ?? "")…"
+            case .partial: line += "  \(row.percent.map { "\($0)%" } ?? ByteSize.format(row.bytes))  \(row.path ?? "")"
+            case .failed: line += "  \(row.lastError ?? "")"
+            case .pending: if let why = row.lastError { line += "  (\(why))" }
+            }
+            out += line + "\n"
+        }
+        let counts = totals(rows)
+        let parts = reportedStates.map { "\(counts[$0] ?? 0) \($0.rawValue)" }
+        return out + parts.joined(separator: ", ") + " of \(rows.count) jobs\n"
+    }
+
+    /// `{"jobs": [...], "totals": {"done": N, ...}}`, pretty-printed, with a final newline.
+    public static func json(_ rows: [JobStatus]) -> [UInt8] {
+        var w = JSONWriter(pretty: true)
+        w.object { w in
+            w.key("jobs")
+            w.array { w in
+                for row in rows {
+                    w.object { w in
+                        w.member("id", row.id)
+                        w.member("state", row.state.rawValue)
+                        w.member("path", row.path)
+                        w.member("sha256", row.sha256)
+                        w.member("bytes", row.bytes)
+                        w.member("expectedBytes", row.expected)
+                        w.member("lastError", row.lastError)
+                    }
+                }
+            }
+            w.key("totals")
+            let counts = totals(rows)
+            w.object { w in
+                for state in reportedStates {
+                    w.key(state.rawValue)
+                    w.int(counts[state] ?? 0)
+                }
+            }
+        }
+        return w.bytes + [0x0A]
+    }
+}
