@@ -165,13 +165,3 @@ extension StringProtocol {
         return String(s)
     }
 }
-
-/// `Content-Range: bytes START-END/TOTAL`
-enum ContentRange {
-    static func start(of header: String) -> Int64? {
-        guard header.lowercased().hasPrefix("bytes ") else { return nil }
-        let spec = header.dropFirst(6)
-        guard let dash = spec.firstIndex(of: "-") else { return nil }
-        return Int64(spec[..<dash].trimming(" "))
-    }
-}

@@ -13,6 +13,10 @@ extension EasyTransfer {
             return .failure(TransferError(kind: TransferError.kind(of: code, ftpReply: status), code: TransferError.name(of: code),
                                           message: message, httpStatus: isHTTP && status > 0 ? status : nil))
         }
+        if isHTTP && status == 416 && partialIsComplete() {
+            return .success(TransferOutcome(status: status, headers: responseHeaders, bytesTransferred: 0, effectiveURL: effectiveURL(),
+                                            timings: timings(), resumed: true))
+        }
         if isHTTP && status >= 300 && status != 304 {
             let retryAfter = responseHeaders["retry-after"].flatMap { RetryAfter.parse($0) }
             let reason = status < 400
@@ -24,6 +28,17 @@ extension EasyTransfer {
         return .success(TransferOutcome(status: status, headers: responseHeaders, bytesTransferred: transferredBytes(),
                                         effectiveURL: effectiveURL(), timings: timings(), resumed: resumed,
                                         body: writesToFile ? [] : captured))
+    }
+
+    /// A 416 to `Range: bytes=N-` with `If-Range`, saying the entity is N bytes long
+    /// (`Content-Range: bytes */N`): the partial file already holds all of it. A server
+    /// evaluates the range only when the If-Range validator matches (it sends the whole
+    /// entity otherwise), so these are the same entity's bytes, and nothing is missing.
+    /// Without If-Range, or for any other length, a 416 stays an error.
+    private func partialIsComplete() -> Bool {
+        guard let from = request.resumeFrom, from > 0, request.ifRange != nil,
+              let range = responseHeaders["content-range"] else { return false }
+        return ContentRange.completeLength(of: range) == from
     }
 
     private func transferredBytes() -> Int64 {

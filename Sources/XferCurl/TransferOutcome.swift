@@ -10,7 +10,9 @@ public struct TransferOutcome: Sendable {
     public var effectiveURL: String
     public var timings: Timings
     /// For a resumed download: true when the server honoured the range (206, FTP REST),
-    /// false when it sent the whole entity and the engine restarted the file at 0.
+    /// false when it sent the whole entity and the engine restarted the file at 0. Also
+    /// true, with status 416 and no byte transferred, when the partial already held the
+    /// whole entity (`Content-Range: bytes */N`, N the resume offset, and If-Range sent).
     public var resumed: Bool
     /// The response body, when the destination was `.discard` (bounded).
     public var body: [UInt8]

@@ -75,9 +75,17 @@ public final class InMemoryTransport: Transport {
         case .status(let code):
             return TransferOutcome(status: code, effectiveURL: request.url)
         case .body(var bytes, let headers):
-            // A resumed request gets the rest of the body, as a server honouring Range would.
-            let resumed = (request.resumeFrom ?? 0) > 0
-            if resumed { bytes = Array(bytes.dropFirst(Int(request.resumeFrom!))) }
+            // A resumed request gets the rest of the body, as a server honouring Range would,
+            // and answers as the engine does when there is no rest (see `TransferOutcome.resumed`).
+            let from = Int(request.resumeFrom ?? 0)
+            let resumed = from > 0
+            if resumed && from > bytes.count {
+                throw TransferError(kind: .permanent, code: "HTTP 416", message: "the server answered 416", httpStatus: 416)
+            }
+            if resumed && from == bytes.count && request.ifRange != nil {
+                return TransferOutcome(status: 416, headers: headers, effectiveURL: request.url, resumed: true)
+            }
+            if resumed { bytes = Array(bytes.dropFirst(from)) }
             if case .file(let fd, let offset) = request.destination {
                 let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, bytes.count, off_t(offset)) }
                 guard written == bytes.count else { throw TransferError(kind: .local, code: "write", message: "write failed") }

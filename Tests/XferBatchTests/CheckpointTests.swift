@@ -83,6 +83,34 @@ struct CheckpointRunTests {
         #expect(try store.load("a")?.phase == .done)
     }
 
+    @Test func aPartialThatIsAlreadyCompleteIsFinishedWithoutDownloadingItAgain() async throws {
+        // A kill between the last byte and the rename leaves the whole file in the partial;
+        // the server answers the resume with 416 `bytes */10`.
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let content = Array("0123456789".utf8)
+        let plan = try Self.plantPartial(t, store, content: content, partial: content, boot: BootID.current)
+        let result = await t.run(plan, store: store)
+        #expect(t.transport.requests.map(\.resumeFrom) == [10])
+        #expect(result.state("a") == .succeeded)
+        #expect(result.job("a")?.result?.bytes == 10)
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data(content))
+        #expect(try store.load("a")?.sha256 == FileDigest.sha256(ofText: "0123456789"))
+    }
+
+    @Test func aPartialTheServerCannotContinueIsDiscardedAndTheRetryStartsFromZero() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let content = Array("0123456789".utf8)
+        let plan = try Self.plantPartial(t, store, content: content, partial: content + Array("AB".utf8), boot: BootID.current)
+        let result = await t.run(plan, store: store)
+        #expect(t.transport.requests.map(\.resumeFrom) == [12, nil])
+        #expect(result.state("a") == .succeeded)
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data(content))
+    }
+
     @Test func aPartialWithoutAValidatorOrFromAnotherBootStartsOver() async throws {
         let t = try E()
         defer { t.cleanUp() }

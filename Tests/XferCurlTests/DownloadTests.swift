@@ -71,13 +71,37 @@ struct DownloadTests {
         }
     }
 
-    @Test func anUnsatisfiableRangeIsA416Error() async throws {
+    @Test func aRangeBeyondTheEndIsA416Error() async throws {
         try await EngineTesting.with { t in
             t.server.addFile("s.bin", EngineTesting.bytes(1000))
-            let (result, bytes) = try await t.download("/files/s.bin", request: { $0.resumeFrom = 1000 },
-                                                       existing: EngineTesting.bytes(1000))
+            let etag = try #require(try await t.download("/files/s.bin").result.success?.etag)
+            let (result, bytes) = try await t.download("/files/s.bin", request: { $0.resumeFrom = 1200; $0.ifRange = etag },
+                                                       existing: EngineTesting.bytes(1200))
             #expect(result.failure?.httpStatus == 416)
-            #expect(bytes == EngineTesting.bytes(1000), "the partial file is left as it was")
+            #expect(bytes == EngineTesting.bytes(1200), "the partial file is left as it was")
+        }
+    }
+
+    @Test func aPartialHoldingTheWholeEntityIsResumedWithNothingToSend() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("s.bin", EngineTesting.bytes(1000))
+            let etag = try #require(try await t.download("/files/s.bin").result.success?.etag)
+            let (result, bytes) = try await t.download("/files/s.bin", request: { $0.resumeFrom = 1000; $0.ifRange = etag },
+                                                       existing: EngineTesting.bytes(1000))
+            let outcome = try #require(result.success)
+            #expect(outcome.status == 416)
+            #expect(outcome.resumed)
+            #expect(outcome.bytesTransferred == 0)
+            #expect(bytes == EngineTesting.bytes(1000), "the 416 page never reaches the file")
+        }
+    }
+
+    @Test func withoutIfRangeA416ForTheWholeLengthStaysAnError() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("s.bin", EngineTesting.bytes(1000))
+            let (result, _) = try await t.download("/files/s.bin", request: { $0.resumeFrom = 1000 },
+                                                   existing: EngineTesting.bytes(1000))
+            #expect(result.failure?.httpStatus == 416, "nothing says the partial is this entity's")
         }
     }
 

@@ -51,6 +51,23 @@ struct RealServerTests {
         }
     }
 
+    @Test func nginxAnswersACompletePartialWith416AndTheEngineCallsItDone() async throws {
+        guard let nginx = try RealServer.nginx() else { return }
+        defer { nginx.stop() }
+        let content = EngineTesting.bytes(100_000)
+        try nginx.write("www/done.bin", content)
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("done.bin").path
+            let whole = try await download(engine, "http://127.0.0.1:\(nginx.port)/done.bin", to: file)
+            let again = try await download(engine, "http://127.0.0.1:\(nginx.port)/done.bin", to: file,
+                                           request: { $0.resumeFrom = 100_000; $0.ifRange = whole.etag }, existing: content)
+            #expect(again.status == 416)
+            #expect(again.resumed)
+            #expect(again.bytesTransferred == 0)
+            #expect(read(file) == content, "nginx's 416 page is not written into the file")
+        }
+    }
+
     @Test func ftpsDownloadsVerifyingTheServersCertificate() async throws {
         guard let ftps = try RealServer.vsftpd(implicitTLS: true) else { return }
         defer { ftps.stop() }

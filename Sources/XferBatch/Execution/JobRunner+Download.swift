@@ -98,8 +98,17 @@ extension JobRunner {
             await Self.stop(flusher.current)
             follower.current?.cancel()
             close(fd)  // the partial file stays: a re-run may continue it
-            if resumeFrom > 0, error.httpStatus == 416 { unlink(partial) }  // cannot continue it: start over
             record.lastError = "\(error.code): \(error.message)"
+            if resumeFrom > 0, error.httpStatus == 416 {
+                // Not the complete entity (the engine turns that 416 into an outcome): the
+                // partial cannot be continued. It goes, and the retry starts from byte 0.
+                unlink(partial)
+                record.partialPath = nil
+                try? checkpoints?.save(merging: record)
+                throw JobFailure(kind: .transient, code: "HTTP 416",
+                                 message: "the server cannot continue the partial file from byte \(resumeFrom); it is discarded and the download starts over",
+                                 httpStatus: 416)
+            }
             try? checkpoints?.save(merging: record)
             throw Self.failure(error)
         }

@@ -1,0 +1,20 @@
+/// Reading a `Content-Range` header (RFC 9110 §14.4): `bytes FIRST-LAST/LENGTH`, or
+/// `bytes */LENGTH` in a 416 answer.
+enum ContentRange {
+    /// FIRST of `bytes FIRST-LAST/LENGTH`: where a 206 body starts.
+    static func start(of header: String) -> Int64? {
+        guard let spec = spec(header), let dash = spec.firstIndex(of: "-") else { return nil }
+        return Int64(spec[..<dash].trimming(" "))
+    }
+
+    /// LENGTH, the whole entity's size; nil when the server wrote `*` (unknown).
+    static func completeLength(of header: String) -> Int64? {
+        guard let spec = spec(header), let slash = spec.firstIndex(of: "/") else { return nil }
+        return Int64(spec[spec.index(after: slash)...].trimming(" "))
+    }
+
+    private static func spec(_ header: String) -> Substring? {
+        guard header.lowercased().hasPrefix("bytes ") else { return nil }
+        return header.dropFirst(6)
+    }
+}
