@@ -101,7 +101,9 @@ extension JobRunner {
             record.lastError = "\(error.code): \(error.message)"
             if resumeFrom > 0, error.httpStatus == 416 {
                 // Not the complete entity (the engine turns that 416 into an outcome): the
-                // partial cannot be continued. It goes, and the retry starts from byte 0.
+                // partial cannot be continued. It goes, and the retry starts from byte 0. A
+                // failure of the runner's own, like a size mismatch: the next attempt is a
+                // different request, so it is worth making (the engine's 416 is permanent).
                 unlink(partial)
                 record.partialPath = nil
                 try? checkpoints?.save(merging: record)
