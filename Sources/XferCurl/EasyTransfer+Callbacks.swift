@@ -78,19 +78,7 @@ extension EasyTransfer {
             if room > 0 { captured.append(contentsOf: chunk.prefix(room)) }
             return chunk.count
         }
-        var done = 0
-        while done < chunk.count {
-            let n = pwrite(fd, chunk.baseAddress! + done, chunk.count - done, off_t(writeOffset))
-            if n < 0 {
-                if errno == EINTR { continue }
-                localFailure = EasyTransfer.localError(errno, "cannot write the downloaded data")
-                return 0  // makes libcurl stop with CURLE_WRITE_ERROR; our error wins
-            }
-            done += n
-            writeOffset += Int64(n)
-            bytesWritten += Int64(n)
-        }
-        return chunk.count
+        return write(chunk, to: fd) ? chunk.count : 0  // 0 makes libcurl stop; our error wins
     }
 
     /// Returns false (and records why) when the body must not be accepted at all.

@@ -13,7 +13,7 @@ import Glibc
 /// `complete(_:)`, which then forgets it.
 final class EasyTransfer: @unchecked Sendable {
     /// libcurl's receive buffer per transfer, in bytes (see `configure`).
-    static let receiveBufferSize = 64 * 1024
+    static let receiveBufferSize = 512 * 1024
 
     let id: UInt64
     let request: TransferRequest
@@ -35,6 +35,11 @@ final class EasyTransfer: @unchecked Sendable {
     var writeOffset: Int64 = 0
     var bytesWritten: Int64 = 0
     var captured: [UInt8] = []
+    /// Body bytes not yet written (see `EasyTransfer+FileWrites`): the first
+    /// `pendingCount` bytes of `pendingWrite`, allocated only for a body of several chunks.
+    var pendingWrite: UnsafeMutableRawBufferPointer?
+    var pendingCount = 0
+    var sawFirstChunk = false
     var resumed = false
     /// A failure our own callbacks detected (disk full, wrong range, stall); wins over libcurl's code.
     var localFailure: TransferError?
@@ -76,9 +81,11 @@ final class EasyTransfer: @unchecked Sendable {
         continuation.resume(returning: result)
     }
 
-    /// Frees the easy handle and everything attached to it. The handle must already be
-    /// out of the multi handle. Safe to call twice.
+    /// Writes out the body bytes still gathered, then frees the easy handle and everything
+    /// attached to it. The handle must already be out of the multi handle, and the
+    /// destination descriptor still open. Safe to call twice.
     func close() {
+        releasePendingWrite()
         if let handle { curl_easy_cleanup(handle) }
         handle = nil
         if let headerList { curl_slist_free_all(headerList) }

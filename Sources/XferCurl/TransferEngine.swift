@@ -163,6 +163,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             guard let context else { continue }
             let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
             let code = xb_msg_result(message)
+            transfer.flushPendingWrite()  // a disk error here becomes the result
             let result = transfer.result(for: code)
             active.removeValue(forKey: transfer.id)
             finish(transfer, with: result)

@@ -163,6 +163,32 @@ struct DownloadTests {
         }
     }
 
+    @Test func aDiskThatFillsUpDuringTheBodyIsALocalErrorAndKeepsWhatFitted() async throws {
+        // The first chunk fits and is written at once; the rest is gathered and written
+        // later, so the disk's refusal arrives at that later write and must still win.
+        guard let disk = SmallFilesystem.mount(bytes: 64 << 10) else {
+            print("skipped: mounting a small tmpfs needs root or passwordless sudo")
+            return
+        }
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(200_000)
+            t.server.addFile("big.bin", content)
+            let path = disk.path + "/big.bin"
+            let fd = open(path, O_WRONLY | O_CREAT, 0o644)
+            try #require(fd >= 0)
+            defer { close(fd) }
+            await #expect {
+                _ = try await t.engine.perform(TransferRequest(url: t.url("/files/big.bin"), destination: .file(descriptor: fd, offset: 0)),
+                                               progress: TransferProgress())
+            } throws: { error in
+                (error as? TransferError)?.kind == .local && (error as? TransferError)?.code == "ENOSPC"
+            }
+            let kept = t.read(path)
+            #expect(!kept.isEmpty && kept.count < content.count)
+            #expect(kept == Array(content[..<kept.count]))
+        }
+    }
+
     @Test func aFullDiskIsALocalError() async throws {
         try await EngineTesting.with { t in
             t.server.addFile("big.bin", EngineTesting.bytes(100_000))
