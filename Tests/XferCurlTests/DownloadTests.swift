@@ -177,12 +177,9 @@ struct DownloadTests {
             let fd = open(path, O_WRONLY | O_CREAT, 0o644)
             try #require(fd >= 0)
             defer { close(fd) }
-            await #expect {
-                _ = try await t.engine.perform(TransferRequest(url: t.url("/files/big.bin"), destination: .file(descriptor: fd, offset: 0)),
-                                               progress: TransferProgress())
-            } throws: { error in
-                (error as? TransferError)?.kind == .local && (error as? TransferError)?.code == "ENOSPC"
-            }
+            let error = await t.failure(downloading: "/files/big.bin", into: fd)
+            #expect(error?.kind == .local)
+            #expect(error?.code == "ENOSPC")
             let kept = t.read(path)
             #expect(!kept.isEmpty && kept.count < content.count)
             #expect(kept == Array(content[..<kept.count]))
@@ -195,12 +192,9 @@ struct DownloadTests {
             let fd = open("/dev/full", O_WRONLY)
             try #require(fd >= 0, "/dev/full is needed to simulate a full disk")
             defer { close(fd) }
-            await #expect {
-                _ = try await t.engine.perform(TransferRequest(url: t.url("/files/big.bin"), destination: .file(descriptor: fd, offset: 0)),
-                                               progress: TransferProgress())
-            } throws: { error in
-                (error as? TransferError)?.kind == .local && (error as? TransferError)?.code == "ENOSPC"
-            }
+            let error = await t.failure(downloading: "/files/big.bin", into: fd)
+            #expect(error?.kind == .local)
+            #expect(error?.code == "ENOSPC")
         }
     }
 }

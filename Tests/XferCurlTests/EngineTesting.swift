@@ -67,6 +67,17 @@ struct EngineTesting {
         return (result, read(file))
     }
 
+    /// Downloads `path` into the descriptor `fd` (caller-owned); returns the error, if any.
+    func failure(downloading path: String, into fd: Int32) async -> TransferError? {
+        do {
+            _ = try await engine.perform(TransferRequest(url: url(path), destination: .file(descriptor: fd, offset: 0)),
+                                         progress: TransferProgress())
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     static func bytes(_ count: Int, seed: UInt8 = 7) -> [UInt8] {
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }
     }
