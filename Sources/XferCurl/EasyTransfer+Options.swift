@@ -66,10 +66,10 @@ extension EasyTransfer {
 
         // Receive buffer: each pass of the loop reads at most this much per transfer, so it
         // sets how often the loop thread polls, wakes and calls into libcurl for a large
-        // body. 512 KiB (libcurl's largest in 7.88) instead of 64 KiB took a 512 MiB download
-        // from 0.74 s to 0.54 s of CPU time (bench/big-fetch without hashing, `perf stat`);
-        // 2,000 small files cost the same either way (bench/run-cpu). A small body touches
-        // only the pages it fills, so the memory is virtual until a large body uses it.
+        // body. 512 KiB instead of 64 KiB took a 512 MiB download from 0.74 s to 0.54 s of
+        // CPU time (bench/big-cpu, with hashing switched off in a scratch build); 2,000 small
+        // files cost the same either way (bench/run-cpu). A small body touches only the
+        // pages it fills, so the memory is virtual until a large body uses it.
         try set(easy, CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
         try set(easy, CURLOPT_NOPROGRESS, 0)
         try check(xb_easy_setopt_xferinfo_function(easy, EasyTransfer.progressCallback), "CURLOPT_XFERINFOFUNCTION")

@@ -50,7 +50,7 @@ extension FileDigest {
         /// On two cores it shares one with the server end of a loopback transfer and the
         /// kernel's receive work; at equal priority it took their turns and slowed the
         /// download itself. At +10 a 512 MiB download took 0.76 s instead of 0.85 s (median
-        /// of 20, bench/big-fetch's set-up under `perf stat`), and the hash still kept up:
+        /// of 20 rounds of bench/big-cpu), and the hash still kept up:
         /// it gets every cycle nobody else wants.
         static let niceness: Int32 = 10
 

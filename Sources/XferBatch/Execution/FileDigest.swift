@@ -6,7 +6,7 @@ public enum FileDigest {
     /// Bytes per read, sized to stay in a core's L2 cache: the hash then reads what the
     /// copy just wrote from the cache, not from memory. 128 KiB instead of 1 MiB saved a
     /// sixth of the CPU time of hashing a 512 MiB download as it arrives (see
-    /// `FileDigest.Follower`; bench/big-fetch, `perf stat`).
+    /// `FileDigest.Follower`; bench/big-cpu).
     public static let blockSize = 128 << 10
 
     public static func sha256(ofText text: String) -> String {
