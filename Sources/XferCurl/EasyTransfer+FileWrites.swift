@@ -9,7 +9,7 @@ import Glibc
 /// 64 KiB receive became four `pwrite` calls: 65,536 system calls per GiB, where wget2
 /// makes one write per receive. Bytes are gathered here instead and written once the
 /// buffer is full, and whatever remains when the transfer ends, whichever way it ends, so
-/// nothing received is dropped. A body that arrives in one callback (most small files) is
+/// nothing received is dropped. A body that arrives in one callback (up to 16 KiB) is
 /// written straight through and never allocates the buffer.
 ///
 /// What a kill costs: at most the buffered bytes, which were never in the file. The
