@@ -113,27 +113,40 @@ extension EasyTransfer {
     }
 
     /// Headers a `TransferOutcome` reports (lower-case); others are not kept.
-    static let keptHeaders: Set<String> = [
+    static let keptHeaders: [String] = [
         "etag", "last-modified", "content-length", "content-range", "content-disposition", "retry-after", "location",
         "content-type", "content-encoding",
     ]
+    private static let keptHeaderBytes: [[UInt8]] = keptHeaders.map { Array($0.utf8) }
 
     /// Keeps the selected headers of the final response: a new status line (after a
-    /// redirect or a 100 Continue) starts a new set. Parsed on bytes: this runs for every
-    /// header line of every transfer.
+    /// redirect or a 100 Continue) starts a new set. Names are matched on the bytes, so a
+    /// header we do not keep (most of them) costs no String, hash or allocation: this runs
+    /// for every header line of every transfer, on the loop thread.
     func receiveHeader(_ line: UnsafeRawBufferPointer) {
         let bytes = line.bindMemory(to: UInt8.self)
         if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[4] == UInt8(ascii: "/") {
             if !responseHeaders.isEmpty { responseHeaders.removeAll(keepingCapacity: true) }
             return
         }
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, colon <= 24 else { return }
-        let name = String(decoding: bytes[..<colon].lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
-        guard Self.keptHeaders.contains(name) else { return }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
+              let kept = Self.keptHeaderBytes.firstIndex(where: { Self.equalIgnoringCase(bytes[..<colon], $0) }) else { return }
         var start = colon + 1, end = bytes.count
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
         while end > start, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x20 { end -= 1 }
-        responseHeaders[name] = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        responseHeaders[Self.keptHeaders[kept]] = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    /// ASCII case-insensitive equality of a header name with a lower-case name.
+    private static func equalIgnoringCase(_ name: Slice<UnsafeBufferPointer<UInt8>>, _ lower: [UInt8]) -> Bool {
+        guard name.count == lower.count else { return false }
+        var i = name.startIndex
+        for expected in lower {
+            let byte = name[i]
+            guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected else { return false }
+            i += 1
+        }
+        return true
     }
 
     func responseCode() -> Int {

@@ -17,14 +17,24 @@ guard arguments.count == 3, let concurrency = Int(arguments[2]),
     FileHandle.standardError.write(Data("usage: xferbatch-engine-bench LIST CONCURRENCY\n".utf8))
     exit(2)
 }
+/// `bytes` without surrounding spaces and double quotes.
+func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
+    let strip: Set<UInt8> = [UInt8(ascii: " "), UInt8(ascii: "\"")]
+    var part = bytes[...]
+    while let first = part.first, strip.contains(first) { part = part.dropFirst() }
+    while let last = part.last, strip.contains(last) { part = part.dropLast() }
+    return String(decoding: part, as: UTF8.self)
+}
+
 var jobs: [(url: String, output: String)] = []
 var pendingURL: String?
-for line in list.split(separator: "\n") {
-    let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-    guard parts.count == 2 else { continue }
-    let value = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-    if parts[0] == "url" { pendingURL = value }
-    if parts[0] == "output", let url = pendingURL { jobs.append((url, value)); pendingURL = nil }
+// Parsed on bytes: Foundation's trimming took 30 ms of a 250 ms run (perf), time curl
+// does not spend reading the same list.
+for line in Array(list.utf8).split(separator: UInt8(ascii: "\n")) {
+    guard let equals = line.firstIndex(of: UInt8(ascii: "=")) else { continue }
+    let key = trimmed(line[..<equals]), value = trimmed(line[(equals + 1)...])
+    if key == "url" { pendingURL = value }
+    if key == "output", let url = pendingURL { jobs.append((url, value)); pendingURL = nil }
 }
 
 let engine = try TransferEngine()
