@@ -34,6 +34,11 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     private let logger: Logger
 
     /// Starts the engine's thread. Fails only if libcurl cannot initialise.
+    ///
+    /// `maxConnectionsPerHost` (0: no cap) caps the connections libcurl opens to one host
+    /// (CURLMOPT_MAX_HOST_CONNECTIONS); further transfers to that host wait inside libcurl
+    /// until a connection is free, then start on the loop thread without a hand-off. Over
+    /// HTTP/1.1 that caps the host's transfers too; HTTP/2 multiplexes several on one.
     public init(logger: Logger = Logger(label: "xferbatch.engine"), maxConnectionsPerHost: Int = 0) throws(TransferError) {
         let initCode = CurlLibrary.initialisation
         guard initCode == CURLE_OK else {

@@ -25,6 +25,27 @@ struct ConcurrencyTests {
         }
     }
 
+    @Test func aPerHostConnectionCapHoldsFurtherTransfersUntilAConnectionIsFree() async throws {
+        try await EngineTesting.with(maxConnectionsPerHost: 3) { t in
+            for i in 0..<12 { t.server.addFile("capped-\(i)", EngineTesting.bytes(4096, seed: UInt8(i))) }
+            // Slow enough that all twelve are submitted while the first three still run.
+            for i in 0..<12 { t.server.script("/files/capped-\(i)", [.drip(bytesPerSecond: 40_000)]) }
+            let bodies = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+                for i in 0..<12 {
+                    group.addTask {
+                        (i, try await t.engine.perform(TransferRequest(url: t.url("/files/capped-\(i)")), progress: TransferProgress()).body)
+                    }
+                }
+                var all: [Int: [UInt8]] = [:]
+                for try await (i, body) in group { all[i] = body }
+                return all
+            }
+            #expect((0..<12).allSatisfy { bodies[$0] == EngineTesting.bytes(4096, seed: UInt8($0)) })
+            #expect(t.server.maxConcurrentRequests == 3)
+            #expect(Set(t.server.requests.map(\.connectionID)).count == 3)
+        }
+    }
+
     @Test func consecutiveTransfersToOneHostReuseTheConnection() async throws {
         try await EngineTesting.with { t in
             t.server.addFile("k", EngineTesting.bytes(2048))

@@ -10,15 +10,16 @@ struct EngineTesting {
     let engine: TransferEngine
     let folder: URL
 
-    static func start() async throws -> EngineTesting {
+    static func start(maxConnectionsPerHost: Int = 0) async throws -> EngineTesting {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-engine-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return EngineTesting(server: try await FixtureServer.start(), engine: try TransferEngine(), folder: folder)
+        return EngineTesting(server: try await FixtureServer.start(),
+                             engine: try TransferEngine(maxConnectionsPerHost: maxConnectionsPerHost), folder: folder)
     }
 
     /// Runs `body` with a fresh server and engine, stopping both afterwards.
-    static func with(_ body: (EngineTesting) async throws -> Void) async throws {
-        let t = try await start()
+    static func with(maxConnectionsPerHost: Int = 0, _ body: (EngineTesting) async throws -> Void) async throws {
+        let t = try await start(maxConnectionsPerHost: maxConnectionsPerHost)
         do {
             try await body(t)
         } catch {
