@@ -26,8 +26,17 @@ final class DoneJournal: @unchecked Sendable {
 
     deinit { close(fd) }
 
-    /// Appends one finished job (one `write(2)`; no fsync, see the type's comment).
-    func append(_ c: JobCheckpoint) throws {
+    /// Appends one finished job's line (one `write(2)`; no fsync, see the type's comment).
+    func append(_ line: [UInt8]) throws {
+        let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard written == line.count else {
+            throw CheckpointError("cannot record progress in \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The journal line of a finished job, newline included. Encoded apart from `append`
+    /// so that callers can do it before taking the lock that orders appends.
+    static func line(for c: JobCheckpoint) -> [UInt8] {
         var w = JSONWriter(capacity: 512)
         w.object { w in
             w.member("job", c.jobID)
@@ -43,11 +52,7 @@ final class DoneJournal: @unchecked Sendable {
             w.key("updatedAt")
             w.double(c.updatedAt)
         }
-        let line = w.bytes + [0x0A]
-        let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == line.count else {
-            throw CheckpointError("cannot record progress in \(path): \(String(cString: strerror(errno)))")
-        }
+        return w.bytes + [0x0A]
     }
 
     /// Empties the journal once its records are committed.

@@ -67,8 +67,9 @@ public final class PreloadedCheckpointStore: CheckpointStore {
 
     public func saveFinishedFile(_ checkpoint: JobCheckpoint) throws {
         guard let journal else { return try save(checkpoint) }
+        let line = DoneJournal.line(for: checkpoint)  // outside the lock: jobs finish on several threads
         try state.withLock { s in
-            try journal.append(checkpoint)
+            try journal.append(line)
             s.pending.append(checkpoint)
             s.records[checkpoint.jobID] = checkpoint
             if s.pending.count >= Self.groupSize || ContinuousClock.now - s.lastCommit >= Self.maxDelay { try commitPending(&s) }
