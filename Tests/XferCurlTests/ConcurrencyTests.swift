@@ -41,8 +41,11 @@ struct ConcurrencyTests {
                 return all
             }
             #expect((0..<12).allSatisfy { bodies[$0] == EngineTesting.bytes(4096, seed: UInt8($0)) })
-            #expect(t.server.maxConcurrentRequests == 3)
-            #expect(Set(t.server.requests.map(\.connectionID)).count == 3)
+            // Never more than the cap (12 without it). Not "exactly 3": on a loaded machine the
+            // submissions may straggle, and fewer at once is no breach.
+            #expect((1...3).contains(t.server.maxConcurrentRequests))
+            #expect((1...3).contains(Set(t.server.requests.map(\.connectionID)).count))
+            #expect(t.server.requests.count == 12)
         }
     }
 
