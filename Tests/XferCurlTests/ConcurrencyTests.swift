@@ -49,6 +49,31 @@ struct ConcurrencyTests {
         }
     }
 
+    @Test func connectionsOpenedForOneBurstAreKeptForTheNext() async throws {
+        try await EngineTesting.with { t in
+            for i in 0..<8 {
+                t.server.addFile("burst-\(i)", EngineTesting.bytes(2048, seed: UInt8(i)))
+                // Slow enough that each burst's eight transfers overlap and need eight connections.
+                t.server.script("/files/burst-\(i)", [.drip(bytesPerSecond: 20_000), .drip(bytesPerSecond: 20_000)])
+            }
+            for _ in 0..<2 {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for i in 0..<8 {
+                        group.addTask {
+                            let body = try await t.engine.perform(TransferRequest(url: t.url("/files/burst-\(i)")), progress: TransferProgress()).body
+                            #expect(body == EngineTesting.bytes(2048, seed: UInt8(i)))
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            #expect(t.server.requests.count == 16)
+            // With libcurl's default cache (four per transfer still added) the first burst's
+            // last transfer closes a connection as it ends: 9 connections, not 8.
+            #expect(Set(t.server.requests.map(\.connectionID)).count == t.server.maxConcurrentRequests)
+        }
+    }
+
     @Test func consecutiveTransfersToOneHostReuseTheConnection() async throws {
         try await EngineTesting.with { t in
             t.server.addFile("k", EngineTesting.bytes(2048))

@@ -10,16 +10,18 @@ struct EngineTesting {
     let engine: TransferEngine
     let folder: URL
 
-    static func start(maxConnectionsPerHost: Int = 0) async throws -> EngineTesting {
+    static func start(maxConnectionsPerHost: Int = 0, idleConnections: Int = TransferEngine.defaultIdleConnections) async throws -> EngineTesting {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-engine-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return EngineTesting(server: try await FixtureServer.start(),
-                             engine: try TransferEngine(maxConnectionsPerHost: maxConnectionsPerHost), folder: folder)
+                             engine: try TransferEngine(maxConnectionsPerHost: maxConnectionsPerHost, idleConnections: idleConnections),
+                             folder: folder)
     }
 
     /// Runs `body` with a fresh server and engine, stopping both afterwards.
-    static func with(maxConnectionsPerHost: Int = 0, _ body: (EngineTesting) async throws -> Void) async throws {
-        let t = try await start(maxConnectionsPerHost: maxConnectionsPerHost)
+    static func with(maxConnectionsPerHost: Int = 0, idleConnections: Int = TransferEngine.defaultIdleConnections,
+                     _ body: (EngineTesting) async throws -> Void) async throws {
+        let t = try await start(maxConnectionsPerHost: maxConnectionsPerHost, idleConnections: idleConnections)
         do {
             try await body(t)
         } catch {
