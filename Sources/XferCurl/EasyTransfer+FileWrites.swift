@@ -67,6 +67,7 @@ extension EasyTransfer {
                 localFailure = EasyTransfer.localError(errno, "cannot write the downloaded data")
                 return false
             }
+            request.onBodyWritten?(UnsafeRawBufferPointer(rebasing: bytes[done..<(done + n)]))
             done += n
             writeOffset += Int64(n)
             bytesWritten += Int64(n)

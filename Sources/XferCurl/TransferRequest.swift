@@ -24,6 +24,13 @@ public struct TransferRequest: Sendable {
     /// to commit validators (ETag) before any byte lands, so that a killed run can resume.
     /// Must be quick.
     public var onResponse: (@Sendable (_ status: Int, _ headers: [String: String]) -> Void)?
+    /// Called on the engine's thread with each run of body bytes just written to the
+    /// destination file, in file order, so a caller can hash a small body while it is in
+    /// the cache instead of reading the file back. Meant for requests without
+    /// `resumeFrom`: with one, a 200 answer starts the file over from byte 0 and the runs
+    /// seen before no longer describe it. Must be quick: it runs on the loop every
+    /// transfer shares.
+    public var onBodyWritten: (@Sendable (UnsafeRawBufferPointer) -> Void)?
 
     public init(url: String, method: Method = .get, headers: [(name: String, value: String)] = [], auth: Auth = .none,
                 body: Body = .none, destination: Destination = .discard, resumeFrom: Int64? = nil, ifRange: String? = nil,

@@ -89,6 +89,7 @@ public final class InMemoryTransport: Transport {
             if case .file(let fd, let offset) = request.destination {
                 let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, bytes.count, off_t(offset)) }
                 guard written == bytes.count else { throw TransferError(kind: .local, code: "write", message: "write failed") }
+                bytes.withUnsafeBytes { request.onBodyWritten?($0) }
             }
             progress.update(done: Int64(bytes.count), expected: Int64(bytes.count))
             return TransferOutcome(status: resumed ? 206 : 200, headers: headers, bytesTransferred: Int64(bytes.count),

@@ -357,6 +357,28 @@ struct FollowerTests {
         #expect(follower.finish(length: 21 * 300_000) == (try FileDigest.sha256(ofFileAt: path)))
     }
 
+    @Test func aBodyHashedAsItIsWrittenHasTheDigestOfItsBytes() {
+        let text = String(repeating: "0123456789", count: 5_000)
+        let body = Array(text.utf8)
+        let inline = FileDigest.Inline()
+        body.withUnsafeBytes { all in
+            for start in stride(from: 0, to: all.count, by: 16_384) {
+                inline.update(UnsafeRawBufferPointer(rebasing: all[start..<min(start + 16_384, all.count)]))
+            }
+        }
+        #expect(inline.finish(length: 50_000) == FileDigest.sha256(ofText: text))
+    }
+
+    @Test func anInlineDigestOfAnotherLengthOrStoppedIsNone() {
+        let short = FileDigest.Inline()
+        Array("hello".utf8).withUnsafeBytes { short.update($0) }
+        #expect(short.finish(length: 6) == nil, "the file holds bytes it never saw")
+        let stopped = FileDigest.Inline()
+        Array("hello".utf8).withUnsafeBytes { stopped.update($0) }
+        stopped.stop()  // a large body: its follower hashes it
+        #expect(stopped.finish(length: 5) == nil)
+    }
+
     @Test func aLengthOtherThanTheOneReadGivesNoDigest() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-follow-\(UUID().uuidString)").path
         defer { unlink(path) }

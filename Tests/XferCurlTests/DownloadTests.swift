@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import XferCurl
 import XferFixtures
@@ -22,6 +23,20 @@ struct DownloadTests {
             #expect(progress.bytesDone == 300_000)
             #expect(progress.bytesExpected == 300_000)
             #expect(outcome.timings.total > .zero)
+        }
+    }
+
+    @Test func eachRunOfBodyBytesIsShownInFileOrderAsItIsWritten() async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(700_000)  // several gathered writes
+            t.server.addFile("seen.bin", content)
+            let seen = Mutex<[UInt8]>([])
+            let (result, bytes) = try await t.download("/files/seen.bin") { request in
+                request.onBodyWritten = { run in seen.withLock { $0 += run } }
+            }
+            #expect(try result.get().bytesTransferred == 700_000)
+            #expect(bytes == content)
+            #expect(seen.withLock { $0 } == content)
         }
     }
 

@@ -58,6 +58,9 @@ extension JobRunner {
             request.ifModifiedSince = prev.etag == nil ? prev.lastModified : nil
         }
         let follower = Slot<FileDigest.Follower?>(nil)
+        // A body from byte 0 is hashed as it is written, unless it is large enough for a follower.
+        let inline = resumeFrom == 0 ? FileDigest.Inline() : nil
+        if let inline { request.onBodyWritten = { inline.update($0) } }
         // The resumable record saved at the response, for the periodic durable checkpoints,
         // and the task that writes them: started only for a resumable body, so a small file
         // costs no timer.
@@ -73,6 +76,7 @@ extension JobRunner {
             // A large body is hashed while it arrives (see `FileDigest.Follower`).
             if status < 300, (length.map { $0 + (resuming ? offset : 0) } ?? Int64.max) >= FileDigest.followThreshold {
                 follower.update { if $0 == nil { $0 = FileDigest.Follower(path: partial) } }
+                inline?.stop()
             }
             // Committed before the first byte lands, so the partial's provenance is known.
             // Skipped for small bodies: a kill then costs a restart of at most
@@ -132,7 +136,8 @@ extension JobRunner {
         let followed = follower.current
         let rewritten = resumeFrom > 0 && !outcome.resumed
         if rewritten { followed?.cancel() }
-        let digest = try (rewritten ? nil : followed?.finish(length: total)) ?? FileDigest.sha256(ofFileAt: partial)
+        let digest = try (rewritten ? nil : followed?.finish(length: total)) ?? inline?.finish(length: total)
+            ?? FileDigest.sha256(ofFileAt: partial)
         if let expected = d.sha256, digest != expected {
             unlink(partial)  // never appended to again: its bytes are wrong
             throw JobFailure(kind: .transient, code: "checksum-mismatch",
