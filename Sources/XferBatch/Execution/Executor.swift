@@ -1,15 +1,13 @@
 import Logging
 import XferCurl
 
-/// Runs a `Plan`: tasks that carry out attempts, around one `RunScheduler`.
+/// Runs a `Plan`: the scheduling loop around `RunScheduler`, with attempts as child tasks.
 ///
-/// The scheduler is the only place state changes (`SharedScheduler`, one lock). A task
-/// whose attempt ended settles it there and carries on with the next startable attempt,
-/// so a steady run keeps about `limits.concurrency` tasks busy with no hand-off per job;
-/// work beyond that (several jobs ready at once, retry delays, sleeping on the
-/// `ExecutionClock` and holding no slot) gets a task of its own from this executor.
-/// Cancelling the task that runs `run()` is the interrupt: nothing new starts, transfers
-/// are cancelled (partial files stay), and every job not finished ends `cancelled`.
+/// Each attempt runs in its own child task and reports back to this loop, which is the
+/// only place state changes; retry delays are child tasks too (sleeping on the
+/// `ExecutionClock`, holding no slot). Cancelling the task that runs `run()` is the
+/// interrupt: nothing new starts, transfers are cancelled (partial files stay), and every
+/// job not finished ends `cancelled`.
 public final class Executor: Sendable {
     public struct Options: Sendable {
         /// Stop starting new jobs after the first failure.
@@ -62,6 +60,11 @@ public final class Executor: Sendable {
         self.random = random
     }
 
+    private enum Event: Sendable {
+        case attemptEnded(Int, Result<AttemptResult, JobFailure>)
+        case retryDue(Int)
+    }
+
     public func run() async -> RunResult {
         let startedAt = clock.now()
         var runner = JobRunner(transport: transport, secrets: SecretResolver(environment: environment), claims: PathClaims(),
@@ -69,18 +72,32 @@ public final class Executor: Sendable {
                                bandwidthPerTransfer: Self.bandwidthPerTransfer(plan), checkpoints: options.checkpoints,
                                forceUploads: options.force)
         runner.durableInterval = options.durableInterval
-        let carrier = runner
-        let shared = SharedScheduler(RunScheduler(plan: plan, failFast: options.failFast))
+        var scheduler = RunScheduler(plan: plan, failFast: options.failFast)
         events.handle(.runStarted(jobs: plan.jobs.count, name: plan.name))
-        await withTaskGroup(of: Void.self) { group in
-            _ = shared.settle(byTask: false, at: clock.now(), report: report) { scheduler, now in scheduler.begin(at: now) }
-            while case let works = await shared.handedOverWork(), !works.isEmpty {
-                for work in works {
-                    group.addTask { await self.carry(work, shared, carrier) }
+        var interrupted = false
+        await withTaskGroup(of: Event.self) { group in
+            carryOut(scheduler.begin(at: clock.now()), scheduler, group: &group, runner: runner)
+            while let event = await group.next() {
+                if Task.isCancelled && !interrupted {
+                    interrupted = true
+                    carryOut(scheduler.interrupt(at: clock.now()), scheduler, group: &group, runner: runner)
                 }
+                switch event {
+                case .attemptEnded(let j, let result):
+                    if case .success(let r) = result { runner.outputs.record(r.destination, for: plan.jobs[j].id) }
+                    // Jitter is drawn only for a failure: each draw from the system generator
+                    // is a getrandom(2) call, one per job otherwise (2,000 in bench/run-cpu).
+                    let unit = if case .failure = result { random() } else { 0.0 }
+                    let effects = scheduler.attemptEnded(j, result, at: clock.now(), unit: unit)
+                    carryOut(effects, scheduler, group: &group, runner: runner)
+                case .retryDue(let j):
+                    carryOut(scheduler.retryDue(j, at: clock.now()), scheduler, group: &group, runner: runner)
+                }
+                carryOut(scheduler.startReady(at: clock.now()), scheduler, group: &group, runner: runner)
             }
         }
-        let (scheduler, interrupted) = shared.finish(at: clock.now(), report: report)
+        let leftovers = scheduler.finish(at: clock.now())
+        reportEvents(leftovers, scheduler)
         let endedAt = clock.now()
         var summary = RunSummary()
         summary.interrupted = interrupted
@@ -101,32 +118,63 @@ public final class Executor: Sendable {
         return RunResult(jobs: jobs, summary: summary, startedAt: startedAt, endedAt: endedAt)
     }
 
-    /// Carries out `first`, then whatever the scheduler gives this task next, until it
-    /// gives nothing: a task per burst of work, not per job.
-    private func carry(_ first: SharedScheduler.Work, _ shared: SharedScheduler, _ runner: JobRunner) async {
-        var work: SharedScheduler.Work? = first
-        while let current = work {
-            switch current {
-            case .attempt(let j, _):
+    /// Turns the scheduler's effects into child tasks and events.
+    private func carryOut(_ effects: [RunScheduler.Effect], _ scheduler: RunScheduler,
+                          group: inout TaskGroup<Event>, runner: JobRunner) {
+        for effect in effects {
+            switch effect {
+            case .start(let j, let attempt):
                 let job = plan.jobs[j]
-                let counters = TransferProgress()
-                progress.register(job.id, counters, at: clock.now())
-                let result = await runner.attempt(job, progress: counters)
-                progress.unregister(job.id)
-                // Before the scheduler releases dependents: an archive reads its inputs' paths here.
-                if case .success(let r) = result { runner.outputs.record(r.destination, for: job.id) }
-                // Jitter is drawn only for a failure: each draw from the system generator
-                // is a getrandom(2) call, one per job otherwise (2,000 in bench/run-cpu).
-                let unit = if case .failure = result { random() } else { 0.0 }
-                work = shared.settle(byTask: true, at: clock.now(), report: report) { scheduler, now in
-                    scheduler.attemptEnded(j, result, at: now, unit: unit)
+                events.handle(.jobStarted(id: job.id, attempt: attempt, source: display(job.source), destination: display(job.destination)))
+                logger.debug("job started", metadata: ["job.id": "\(job.id)", "job.attempt": "\(attempt)"])
+                let board = progress, clock = clock
+                group.addTask {
+                    let counters = TransferProgress()
+                    board.register(job.id, counters, at: clock.now())
+                    let result = await runner.attempt(job, progress: counters)
+                    board.unregister(job.id)
+                    return .attemptEnded(j, result)
                 }
             case .retry(let j, let delay):
-                try? await clock.sleep(for: delay)
-                work = shared.settle(byTask: true, at: clock.now(), report: report) { scheduler, now in
-                    scheduler.retryDue(j, at: now)
+                let clock = clock
+                group.addTask {
+                    try? await clock.sleep(for: delay)
+                    return .retryDue(j)
                 }
+            case .event(let key):
+                report(key, scheduler)
             }
+        }
+    }
+
+    /// Effects after the loop (no task group any more) can only be events.
+    private func reportEvents(_ effects: [RunScheduler.Effect], _ scheduler: RunScheduler) {
+        for case .event(let key) in effects { report(key, scheduler) }
+    }
+
+    private func report(_ key: RunEventKey, _ scheduler: RunScheduler) {
+        switch key {
+        case .succeeded(let j):
+            let lc = scheduler.lifecycles[j]
+            let attempt = lc.attempts.last
+            let duration = (attempt?.endedAt ?? .zero) - (attempt?.startedAt ?? .zero)
+            let r = scheduler.results[j]
+            events.handle(.jobSucceeded(id: plan.jobs[j].id, bytes: r?.bytes ?? 0, duration: duration, destination: display(r?.destination ?? ""),
+                                        archive: r?.archive))
+        case .upToDate(let j):
+            events.handle(.jobUpToDate(id: plan.jobs[j].id, destination: display(scheduler.results[j]?.destination ?? "")))
+        case .retrying(let j):
+            let lc = scheduler.lifecycles[j]
+            if let last = lc.attempts.last, let failure = last.failure {
+                events.handle(.jobRetrying(id: plan.jobs[j].id, attempt: last.number, failure: failure, delay: last.delayBeforeNext ?? .zero))
+            }
+        case .failed(let j):
+            let lc = scheduler.lifecycles[j]
+            events.handle(.jobFailed(id: plan.jobs[j].id, reason: lc.reason ?? "failed", attempts: lc.attempts.count))
+        case .skipped(let j):
+            events.handle(.jobSkipped(id: plan.jobs[j].id, reason: scheduler.lifecycles[j].reason ?? "skipped"))
+        case .cancelled(let j):
+            events.handle(.jobCancelled(id: plan.jobs[j].id))
         }
     }
 
@@ -136,5 +184,10 @@ public final class Executor: Sendable {
         guard let total = plan.limits.bandwidth else { return nil }
         let transfers = plan.jobs.count - plan.count(.archive) - plan.count(.extract)
         return max(1, total / Int64(max(1, min(plan.limits.concurrency, transfers))))
+    }
+
+    /// Paths relative to the manifest's folder when inside it, for shorter log lines.
+    func display(_ text: String) -> String {
+        text.hasPrefix("/") ? PathText.display(text, relativeTo: plan.directory) : text
     }
 }
