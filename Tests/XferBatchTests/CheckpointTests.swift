@@ -324,6 +324,36 @@ struct DoneJournalTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: f.journal)).isEmpty)
     }
 
+    @Test func aGroupCommitEmptiesOnlyTheJournalFileItCommitted() throws {
+        let f = try Folder()
+        do {
+            let store = try PreloadedCheckpointStore(SQLiteCheckpointStore(path: f.database), journal: f.journal, groupSize: 2)
+            for id in ["a", "b", "c"] { try store.saveFinishedFile(try f.finished(id, id)) }
+            #expect(try SQLiteCheckpointStore(path: f.database).all().map(\.jobID) == ["a", "b"], "the group of two")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: f.journal)).isEmpty)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: f.journal + "-1")).split(separator: 0x0A).count == 1)
+            // The process dies here: "c" is only in the journal's second file.
+        }
+        let next = try PreloadedCheckpointStore(SQLiteCheckpointStore(path: f.database), journal: f.journal)
+        #expect(next.recovered == 1)
+        #expect(try SQLiteCheckpointStore(path: f.database).all().map(\.jobID) == ["a", "b", "c"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: f.journal + "-1")).isEmpty)
+    }
+
+    @Test func theNewestLineOfAJobWinsWhicheverJournalFileHoldsIt() throws {
+        let f = try Folder()
+        var old = try f.finished("a", "alpha")
+        old.updatedAt = 1
+        var new = old
+        new.attempts = 2
+        new.updatedAt = 2
+        // The newer line in the first file, the older in the second (read last).
+        try Data(DoneJournal.line(for: new)).write(to: URL(fileURLWithPath: f.journal))
+        try Data(DoneJournal.line(for: old)).write(to: URL(fileURLWithPath: f.journal + "-1"))
+        let next = try PreloadedCheckpointStore(SQLiteCheckpointStore(path: f.database), journal: f.journal)
+        #expect(try next.load("a")?.attempts == 2)
+    }
+
     @Test func aLaterSaveOfTheSameJobIsNeverOverwrittenByItsGroupedRecord() throws {
         let f = try Folder()
         let store = try PreloadedCheckpointStore(SQLiteCheckpointStore(path: f.database), journal: f.journal)

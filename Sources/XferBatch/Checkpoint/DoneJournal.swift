@@ -13,26 +13,59 @@ import Foundation
 /// but the file the line describes is ever adopted). A torn last line is ignored. After a
 /// power loss the journal may be lost with the unflushed WAL: those jobs are simply
 /// downloaded again, never trusted blindly.
+///
+/// The journal is two files, `path` and `path-1`, written one at a time: a group commit
+/// switches appends to the other file before it writes to the store, so jobs finishing
+/// meanwhile are never held up by it, and empties the first once its group is committed.
 final class DoneJournal: @unchecked Sendable {
     let path: String
-    private let fd: Int32
+    /// One descriptor per segment; `active` is the one appends go to. Callers serialize
+    /// `append`, `rotate` and `truncate` (the store's lock).
+    private let fds: [Int32]
+    private var active = 0
 
-    /// Opens (creating) the journal at `path` and returns the records it holds.
+    /// The files of the journal at `path`, oldest segment first.
+    static func segments(of path: String) -> [String] { [path, path + "-1"] }
+
+    /// Opens (creating) the journal's two files at `path`.
     init(path: String) throws {
-        fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CheckpointError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        var fds: [Int32] = []
+        for segment in Self.segments(of: path) {
+            let fd = open(segment, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                let reason = String(cString: strerror(errno))
+                fds.forEach { close($0) }
+                throw CheckpointError("cannot open \(segment): \(reason)")
+            }
+            fds.append(fd)
+        }
+        self.fds = fds
         self.path = path
     }
 
-    deinit { close(fd) }
+    deinit { fds.forEach { close($0) } }
 
     /// Appends one finished job's line (one `write(2)`; no fsync, see the type's comment).
     func append(_ line: [UInt8]) throws {
-        let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let written = line.withUnsafeBytes { write(fds[active], $0.baseAddress, $0.count) }
         guard written == line.count else {
             throw CheckpointError("cannot record progress in \(path): \(String(cString: strerror(errno)))")
         }
     }
+
+    /// Sends later appends to the other file; returns the one they went to until now, to
+    /// empty with `truncate(_:)` once its lines are committed.
+    func rotate() -> Int {
+        let previous = active
+        active = 1 - active
+        return previous
+    }
+
+    /// Empties one file once every line in it is committed.
+    func truncate(_ segment: Int) { _ = ftruncate(fds[segment], 0) }
+
+    /// Empties both files (everything is committed).
+    func truncate() { fds.forEach { _ = ftruncate($0, 0) } }
 
     /// The journal line of a finished job, newline included. Encoded apart from `append`
     /// so that callers can do it before taking the lock that orders appends.
@@ -55,26 +88,28 @@ final class DoneJournal: @unchecked Sendable {
         return w.bytes + [0x0A]
     }
 
-    /// Empties the journal once its records are committed.
-    func truncate() { _ = ftruncate(fd, 0) }
-
     /// The records to adopt: the newest complete line per job whose file is intact.
     func intactRecords() -> [JobCheckpoint] { Self.intactRecords(at: path) }
 
     /// The same, reading the file only (nothing is created).
     static func intactRecords(at path: String) -> [JobCheckpoint] {
         var newest: [String: JobCheckpoint] = [:]
-        for record in records(at: path) { newest[record.jobID] = record }
+        // The two files are not in time order: the time each line records decides.
+        for record in records(at: path) where record.updatedAt >= (newest[record.jobID]?.updatedAt ?? -.infinity) {
+            newest[record.jobID] = record
+        }
         return newest.values.filter(isIntact).sorted { $0.jobID < $1.jobID }
     }
 
-    /// The records of complete lines, oldest first (a torn last line is skipped).
+    /// The records of complete lines in both files (a torn last line is skipped).
     static func records(at path: String) -> [JobCheckpoint] {
-        guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return [] }
         var records: [JobCheckpoint] = []
-        for line in data.split(separator: 0x0A) {
-            guard let node = try? JSONParser.parse(Array(line)), let record = Self.record(node) else { continue }
-            records.append(record)
+        for segment in segments(of: path) {
+            guard let data = FileManager.default.contents(atPath: segment), !data.isEmpty else { continue }
+            for line in data.split(separator: 0x0A) {
+                guard let node = try? JSONParser.parse(Array(line)), let record = Self.record(node) else { continue }
+                records.append(record)
+            }
         }
         return records
     }
