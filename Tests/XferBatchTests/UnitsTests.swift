@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import XferBatch
 
@@ -59,10 +60,33 @@ struct PathTextTests {
         #expect(PathText.isWithin("/out/a", folder: "/out"))
         #expect(PathText.isWithin("/out", folder: "/out"))
         #expect(!PathText.isWithin("/outside/a", folder: "/out"))
+        #expect(PathText.isWithin("/out/a", folder: "/"))
+        #expect(!PathText.isWithin("/caf\u{E9}/a", folder: "/cafe\u{301}"), "bytes, as the filesystem compares them")
+    }
+
+    @Test(arguments: [("/m/out/a.bin", "/m", "out/a.bin"), ("/m/out/a.bin", "/m/", "out/a.bin"), ("/m", "/m", "/m"),
+                      ("/other/a.bin", "/m", "/other/a.bin"), ("/mx/a.bin", "/m", "/mx/a.bin"), ("/m/d\u{E9}j\u{E0}.txt", "/m", "d\u{E9}j\u{E0}.txt")])
+    func pathsAreShownRelativeToTheManifestsFolderWhenInsideIt(path: String, base: String, shown: String) {
+        #expect(PathText.display(path, relativeTo: base) == shown)
     }
 
     @Test(arguments: [("/a/b/c.txt", "/a/b"), ("/a", "/"), ("/", "/")])
     func theParentOfAnAbsolutePathIsItsFolder(path: String, parent: String) {
         #expect(PathText.parent(path) == parent)
+    }
+}
+
+@Suite("UTC timestamps")
+struct UTCTimestampTests {
+    /// Foundation's formatter is the reference: the same text, to the second and to the
+    /// millisecond, across a leap day, a year boundary and sub-millisecond fractions.
+    @Test(arguments: [0.0, -1.5, 951_782_400.0, 1_795_270_690.878_696, 1_798_761_599.999_6, 4_102_444_800.5, 86_399.001])
+    func matchesFoundationsISO8601Formatter(seconds: Double) {
+        let date = Date(timeIntervalSince1970: seconds)
+        let plain = ISO8601DateFormatter()
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        #expect(UTCTimestamp.string(from: date) == plain.string(from: date))
+        #expect(UTCTimestamp.string(from: date, milliseconds: true) == fractional.string(from: date))
     }
 }

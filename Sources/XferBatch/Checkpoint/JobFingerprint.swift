@@ -6,14 +6,15 @@ import Crypto
 /// must not throw away progress. An edited job gets a new fingerprint and starts fresh.
 public enum JobFingerprint {
     public static func of(_ job: PlannedJob) -> String {
-        var parts: [String] = [job.kind.rawValue]
+        var parts = Parts()
+        parts += [job.kind.rawValue]
         switch job.action {
         case .download(let d):
             parts += [d.url.string, d.to, d.sha256 ?? "", d.size.map(String.init) ?? ""]
         case .upload(let u):
             parts += [u.url.string, u.method.rawValue, u.contentType ?? ""]
             switch u.body {
-            case .file(let path): parts.append("file:" + path)
+            case .file(let path): parts += ["file:" + path]
             case .multipart(let form):
                 parts += form.fields.map { "field:\($0.name)=\($0.value)" }
                 parts += form.files.map { "part:\($0.field)=\($0.path);\($0.filename ?? "");\($0.contentType ?? "")" }
@@ -40,9 +41,24 @@ public enum JobFingerprint {
                 case .environment(let name): "header:\(h.name)=$\(name)"
                 }
             }
-            parts.append(authPart(t.auth))
+            parts += [authPart(t.auth)]
         }
-        return FileDigest.hex(SHA256.hash(data: Array(parts.joined(separator: "\u{1F}").utf8)))
+        return FileDigest.hex(parts.hash.finalize())
+    }
+
+    /// The parts, hashed as they come: the SHA-256 of them joined by U+001F, without
+    /// building the joined text (this runs for every job of a run).
+    struct Parts {
+        var hash = SHA256()
+        var count = 0
+
+        static func += (parts: inout Parts, more: [String]) {
+            for var part in more {
+                if parts.count > 0 { parts.hash.update(data: [0x1F]) }
+                part.withUTF8 { parts.hash.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+                parts.count += 1
+            }
+        }
     }
 
     /// The auth part, spelled as `String(describing:)` spelled it in earlier versions (so

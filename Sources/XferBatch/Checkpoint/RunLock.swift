@@ -35,8 +35,7 @@ public final class RunLock: Sendable {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        let iso = ISO8601DateFormatter().string(from: Date())
-        let text = "pid \(getpid()) since \(iso)\n"
+        let text = "pid \(getpid()) since \(UTCTimestamp.string(from: Date()))\n"
         _ = ftruncate(fd, 0)
         _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
         return RunLock(descriptor: fd)

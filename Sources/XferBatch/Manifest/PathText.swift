@@ -60,16 +60,20 @@ enum PathText {
     }
 
     /// True when `path` is `folder` or inside it (both normalised and absolute).
+    /// Compares bytes, as the filesystem does (no Unicode equivalence; and cheaper: it
+    /// runs for every job's events).
     static func isWithin(_ path: String, folder: String) -> Bool {
-        if path == folder { return true }
-        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
-        return path.hasPrefix(prefix)
+        let (p, f) = (path.utf8, folder.utf8)
+        guard p.starts(with: f) else { return false }
+        if p.count == f.count || f.last == UInt8(ascii: "/") { return true }
+        return p[p.index(p.startIndex, offsetBy: f.count)] == UInt8(ascii: "/")
     }
 
     /// `path` relative to `base` when inside it, else `path` itself (for display).
     static func display(_ path: String, relativeTo base: String) -> String {
-        guard isWithin(path, folder: base), path != base else { return path }
-        return String(path.dropFirst(base.hasSuffix("/") ? base.count : base.count + 1))
+        guard isWithin(path, folder: base), path.utf8.count != base.utf8.count else { return path }
+        let skip = base.utf8.count + (base.utf8.last == UInt8(ascii: "/") ? 0 : 1)
+        return String(decoding: path.utf8.dropFirst(skip), as: UTF8.self)
     }
 
     /// The folder of an absolute, normalised path: `/a/b/c` -> `/a/b`, `/a` -> `/`.

@@ -19,8 +19,6 @@ public struct RunReport {
     }
 
     public func json() -> [UInt8] {
-        let iso = ISO8601DateFormatter()
-        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let seconds = { (d: Duration) -> Double in Double(DurationText.milliseconds(d)) / 1000 }
         var w = JSONWriter(pretty: true, capacity: 4096 + result.jobs.count * 600)
         w.object { w in
@@ -28,8 +26,8 @@ public struct RunReport {
             w.member("manifest", plan.manifestPath)
             w.member("manifestSHA256", manifestFingerprint)
             w.member("name", plan.name)
-            w.member("startedAt", iso.string(from: startedAt))
-            w.member("endedAt", iso.string(from: startedAt.addingTimeInterval(seconds(result.endedAt - result.startedAt))))
+            w.member("startedAt", UTCTimestamp.string(from: startedAt, milliseconds: true))
+            w.member("endedAt", UTCTimestamp.string(from: startedAt.addingTimeInterval(seconds(result.endedAt - result.startedAt)), milliseconds: true))
             w.key("durationSeconds")
             w.double(seconds(result.endedAt - result.startedAt))
             w.member("interrupted", result.summary.interrupted)
