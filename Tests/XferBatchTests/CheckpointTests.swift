@@ -200,6 +200,18 @@ struct SQLiteCheckpointStoreTests {
         #expect(try reopened.load("a") == nil)
     }
 
+    /// The durability argument: a write-ahead log, synced at checkpoints (`NORMAL`, 1);
+    /// a new database is created without syncs, and must not stay that way.
+    @Test func aNewStoreRunsInWALModeWithNormalSynchronisation() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let created = try SQLiteCheckpointStore(path: dir + "/c.sqlite")
+        #expect(try created.settings() == ("wal", 1))
+        try created.save(JobCheckpoint(jobID: "a", fingerprint: "f", phase: .running))
+        #expect(FileManager.default.fileExists(atPath: dir + "/c.sqlite-wal"))
+        #expect(try SQLiteCheckpointStore(path: dir + "/c.sqlite").settings() == ("wal", 1), "reopened")
+    }
+
     @Test func aStoreFromANewerVersionIsRefused() throws {
         let dir = try folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
