@@ -20,7 +20,8 @@ import Foundation
 final class DoneJournal: @unchecked Sendable {
     let path: String
     /// One descriptor per segment; `active` is the one appends go to. Callers serialize
-    /// `append`, `rotate` and `truncate` (the store's lock).
+    /// `append`, `rotate` and `truncate()` (the store's lock); `truncate(_:)` may run
+    /// beside appends, as it only touches the file they no longer go to.
     private let fds: [Int32]
     private var active = 0
 
