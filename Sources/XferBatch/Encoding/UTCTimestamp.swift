@@ -5,11 +5,11 @@ import Foundation
 /// Why not `ISO8601DateFormatter`: creating one loads ICU's date-format data, about 2 ms
 /// of CPU at every run's start (`perf`, a 2,000-file run), for a string `gmtime_r` gives
 /// in microseconds. The output is the same for these two shapes.
-public enum UTCTimestamp {
+enum UTCTimestamp {
     /// `date` in UTC, to the second, or to the millisecond with `milliseconds`. As
     /// Foundation does, the time is first rounded to the nearest millisecond, and the
     /// seconds-only form drops that millisecond part.
-    public static func string(from date: Date, milliseconds: Bool = false) -> String {
+    static func string(from date: Date, milliseconds: Bool = false) -> String {
         let total = Int64((date.timeIntervalSince1970 * 1000).rounded())
         var whole = time_t(total.floorDivided(by: 1000))
         let millis = Int(total - Int64(whole) * 1000)
