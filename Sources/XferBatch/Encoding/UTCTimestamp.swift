@@ -11,26 +11,15 @@ enum UTCTimestamp {
     /// seconds-only form drops that millisecond part.
     static func string(from date: Date, milliseconds: Bool = false) -> String {
         let total = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        var whole = time_t(total.floorDivided(by: 1000))
-        let millis = Int(total - Int64(whole) * 1000)
+        let millis = ((total % 1000) + 1000) % 1000  // 0...999, before 1970 too
+        var whole = time_t((total - millis) / 1000)
         var parts = tm()
         gmtime_r(&whole, &parts)
         var text = pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-" + pad(Int(parts.tm_mday), 2)
         text += "T" + pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2)
-        if milliseconds { text += "." + pad(millis, 3) }
+        if milliseconds { text += "." + pad(Int(millis), 3) }
         return text + "Z"
     }
 
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-}
-
-private extension Int64 {
-    /// Division rounding toward negative infinity (dates before 1970 too).
-    func floorDivided(by divisor: Int64) -> Int64 {
-        let q = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? q - 1 : q
-    }
+    private static func pad(_ value: Int, _ width: Int) -> String { String(zeroPadded: value, width: width) }
 }

@@ -41,7 +41,7 @@ public struct PlainTextEventSink: EventSink {
     /// `  1.23s`, right-aligned to 7 characters.
     public static func seconds(_ d: Duration) -> String {
         let ms = DurationText.milliseconds(d)
-        let text = "\(ms / 1000).\(String(format2: Int(ms % 1000) / 10))s"
+        let text = "\(ms / 1000).\(String(zeroPadded: Int(ms % 1000) / 10, width: 2))s"
         return String(repeating: " ", count: max(0, 7 - text.count)) + text
     }
 
@@ -57,10 +57,5 @@ public struct PlainTextEventSink: EventSink {
 }
 
 extension String {
-    /// Two digits, zero-padded.
-    init(format2 value: Int) {
-        self = value < 10 ? "0\(value)" : "\(value)"
-    }
-
     var trimmingLeadingSpaces: String { String(drop { $0 == " " }) }
 }
