@@ -134,6 +134,9 @@ extension EasyTransfer {
         var start = colon + 1, end = bytes.count
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
         while end > start, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x20 { end -= 1 }
+        // Room for every kept header at once: growing from empty rehashed three times (a
+        // server sends four of them to a plain GET), half of this function's instructions.
+        if responseHeaders.capacity == 0 { responseHeaders.reserveCapacity(Self.keptHeaders.count) }
         responseHeaders[Self.keptHeaders[kept]] = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
 

@@ -394,6 +394,12 @@ struct DoneJournalTests {
 
 @Suite("Hashing a download as it arrives")
 struct FollowerTests {
+    @Test func aDigestIsWrittenAsTheStandardLowerCaseHex() {
+        // FIPS 180-2's example "abc", as `sha256sum` prints it and manifests give it.
+        #expect(FileDigest.sha256(ofText: "abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(FileDigest.sha256(ofText: "") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
     @Test func theFollowersDigestEqualsReadingTheFinishedFileBack() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-follow-\(UUID().uuidString)").path
         defer { unlink(path) }
