@@ -85,7 +85,7 @@ let package = Package(
         ),
         .testTarget(
             name: "XferBatchTests",
-            dependencies: ["XferBatch", "XferCurl", "XferFixtures"]
+            dependencies: ["XferBatch", "XferCurl", "XferFixtures", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "XferArchiveTests",

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import XferBatch
 import XferCurl
@@ -222,9 +223,26 @@ struct SQLiteCheckpointStoreTests {
         try sqlite.run()
         sqlite.waitUntilExit()
         #expect(sqlite.terminationStatus == 0)
-        #expect { _ = try SQLiteCheckpointStore(path: dir + "/c.sqlite") } throws: {
+        #expect { _ = try SQLiteCheckpointStore(path: dir + "/c.sqlite", busyTimeout: 0.1) } throws: {
             "\($0)".contains("written by a newer xferbatch")
         }
+    }
+
+    @Test func aStoreLockedByAnotherConnectionIsNotMovedAsideAsCorrupt() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Another process half-way through creating the store: before it switches to a
+        // write-ahead log, its exclusive lock keeps readers out too.
+        let other = try DatabaseQueue(path: dir + "/c.sqlite")
+        try other.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN EXCLUSIVE; CREATE TABLE t (x)")
+            defer { try? db.execute(sql: "ROLLBACK") }
+            #expect { _ = try SQLiteCheckpointStore(path: dir + "/c.sqlite", busyTimeout: 0.1) } throws: {
+                "\($0)".contains("cannot open the state database")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).allSatisfy { !$0.contains(".corrupt-") })
+        #expect(try SQLiteCheckpointStore(path: dir + "/c.sqlite").warning == nil)
     }
 
     @Test func aCorruptStoreIsMovedAsideWithAWarning() throws {

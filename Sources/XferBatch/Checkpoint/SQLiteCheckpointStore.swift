@@ -19,14 +19,19 @@ public final class SQLiteCheckpointStore: CheckpointStore {
     public let warning: String?
     private let queue: DatabaseQueue
 
-    public init(path: String) throws(CheckpointError) {
+    /// - Parameter busyTimeout: how long to wait for another connection's lock, in seconds.
+    public init(path: String, busyTimeout: TimeInterval = defaultBusyTimeout) throws(CheckpointError) {
         self.path = path
         var warning: String? = nil
         var queue: DatabaseQueue
         do {
-            queue = try Self.open(path)
+            queue = try Self.open(path, busyTimeout: busyTimeout)
         } catch let error as CheckpointError {
             throw error
+        } catch let error as DatabaseError where error.resultCode != .SQLITE_CORRUPT && error.resultCode != .SQLITE_NOTADB {
+            // Busy past the timeout, read-only, full disk...: the store may be fine, and
+            // moving it aside would throw away another process's good state.
+            throw CheckpointError("cannot open the state database \(path): \(error)")
         } catch {
             // Unreadable: keep it for inspection, start a new one, and re-verify outputs.
             let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
@@ -34,7 +39,7 @@ public final class SQLiteCheckpointStore: CheckpointStore {
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             warning = "the state database was unreadable (\(error)); moved it to \(aside) and started a new one"
             do {
-                queue = try Self.open(path)
+                queue = try Self.open(path, busyTimeout: busyTimeout)
             } catch {
                 throw CheckpointError("cannot create the state database \(path): \(error)")
             }
@@ -43,8 +48,13 @@ public final class SQLiteCheckpointStore: CheckpointStore {
         self.warning = warning
     }
 
-    private static func open(_ path: String) throws -> DatabaseQueue {
+    /// How long opening or writing waits for another connection's lock (a `status` beside
+    /// a run, or a run that is creating the database) before it gives up, in seconds.
+    public static let defaultBusyTimeout: TimeInterval = 5
+
+    private static func open(_ path: String, busyTimeout: TimeInterval) throws -> DatabaseQueue {
         var config = Configuration()
+        config.busyMode = .timeout(busyTimeout)
         // Created and migrated without fsyncs (a new folder's database cost five, about 5 ms
         // before the first transfer); `NORMAL` from then on. A power loss in between
         // leaves at worst an unreadable store, which is moved aside and rebuilt by
