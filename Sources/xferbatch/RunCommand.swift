@@ -27,7 +27,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var stateOptions: StateOptions
 
-    @Option(help: ArgumentHelp("When another run holds the state folder, wait this long for it (e.g. 10m) instead of exiting 3.", valueName: "duration"))
+    @Option(help: ArgumentHelp("When another run holds the state folder, wait for it instead of exiting 3: with no value (or forever) until it ends, else at most this long (e.g. --wait-lock=10m).", valueName: "duration"))
     var waitLock: String?
 
     @Flag(help: "Send uploads again even when their source did not change.")
@@ -64,8 +64,8 @@ struct RunCommand: AsyncParsableCommand {
         if durableInterval != "off", (DurationText.parse(durableInterval) ?? .zero) <= .zero {
             throw ValidationError("--durable-interval: \"\(durableInterval)\" is not a duration such as 5s or 1m, or off")
         }
-        if let waitLock, DurationText.parse(waitLock) == nil {
-            throw ValidationError("--wait-lock: \"\(waitLock)\" is not a duration such as 30s or 10m")
+        if let waitLock, WaitLockArgument.wait(waitLock) == nil {
+            throw ValidationError("--wait-lock: \"\(waitLock)\" is not a duration such as 30s or 10m, or forever")
         }
     }
 
@@ -75,7 +75,7 @@ struct RunCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         var logger = Logger(label: "xferbatch")
         logger.logLevel = verbose ? .debug : logLevel
-        let lock = try await stateOptions.lock(for: plan, wait: waitLock.flatMap(DurationText.parse))
+        let lock = try await stateOptions.lock(for: plan, wait: waitLock.flatMap(WaitLockArgument.wait) ?? .no, canWait: true)
         let store = try stateOptions.writableStore(for: plan)
         if store.recovered > 0 {
             logger.info("adopted finished jobs a killed run had not committed", metadata: ["jobs.count": "\(store.recovered)"])

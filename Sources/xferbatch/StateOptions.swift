@@ -53,13 +53,19 @@ struct StateOptions: ParsableArguments {
         }
     }
 
-    /// Takes the state folder's lock, or exits 3 naming who holds it.
-    func lock(for plan: Plan, wait: Duration? = nil) async throws -> RunLock {
+    /// Takes the state folder's lock, or exits 3 naming who holds it. A run that waits
+    /// says so once, so that a cron log explains the delay. `canWait`: the command has
+    /// `--wait-lock`, which the refusal then suggests.
+    func lock(for plan: Plan, wait: RunLock.Wait = .no, canWait: Bool = false) async throws -> RunLock {
         let folder = folder(for: plan)
         do {
-            return try await RunLock.acquire(stateFolder: folder, wait: wait)
+            return try await RunLock.acquire(stateFolder: folder, wait: wait) { held in
+                let limit = if case .upTo(let d) = wait { "up to \(DurationText.format(d))" } else { "until it ends" }
+                StandardStreams.writeError("xferbatch: \(folder) is \(held); waiting \(limit)\n")
+            }
         } catch let held as RunLock.Held {
-            StandardStreams.writeError("xferbatch: \(folder) is \(held) (use --wait-lock DURATION to wait)\n")
+            let hint = canWait && wait == .no ? " (use --wait-lock to wait for it)" : ""
+            StandardStreams.writeError("xferbatch: \(folder) is \(held)\(hint)\n")
             throw ExitCode(ExitStatus.locked.rawValue)
         } catch {
             StandardStreams.writeError("xferbatch: \(error)\n")

@@ -14,10 +14,11 @@ struct XferBatchCommand: AsyncParsableCommand {
         subcommands: [ValidateCommand.self, PlanCommand.self, RunCommand.self, StatusCommand.self, ResetCommand.self, CleanCommand.self]
     )
 
-    /// Like the default entry point, but usage errors exit 2 (documented) rather than 64.
+    /// Like the default entry point, but usage errors exit 2 (documented) rather than 64,
+    /// and `--wait-lock` may go without a value (see `WaitLockArgument`).
     static func main() async {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(WaitLockArgument.expanding(Array(CommandLine.arguments.dropFirst())))
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -140,7 +140,58 @@ struct RunStateTests {
         let held = try await CommandRunner.run(["run", folder + "/m.json"])
         #expect(held.status == 3)
         #expect(held.stderr.contains("is locked by pid \(getpid()) since"))
+        #expect(held.stderr.hasSuffix("Z (use --wait-lock to wait for it)\n"))
+        // `reset` has no --wait-lock to suggest.
+        let reset = try await CommandRunner.run(["reset", folder + "/m.json", "--all"])
+        #expect(reset.status == 3)
+        #expect(reset.stderr.hasSuffix("Z\n"))
         withExtendedLifetime(lock) {}
+    }
+
+    @Test func aBareWaitLockWaitsUntilTheHolderEndsAndThenRuns() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,x", "to": "a.txt"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        var lock: RunLock? = try await RunLock.acquire(stateFolder: scratch.path(".xferbatch"))
+        try Data().write(to: URL(fileURLWithPath: scratch.path("err.txt")))
+        let process = Process()
+        process.executableURL = CommandRunner.binary
+        // No value, and the manifest right after it: the manifest is not taken for the value.
+        process.arguments = ["run", "--wait-lock", scratch.path("m.json"), "-q"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path("err.txt")))
+        try process.run()
+        func stderr() -> String { (try? String(contentsOfFile: scratch.path("err.txt"), encoding: .utf8)) ?? "" }
+        // Wait (bounded) until the run says it is waiting, then end the holder.
+        for _ in 0..<500 where !stderr().contains("waiting") { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(stderr().contains("is locked by pid \(getpid()) since"))
+        #expect(stderr().contains("; waiting until it ends"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("a.txt")), "nothing runs while the lock is held")
+        lock = nil
+        for _ in 0..<500 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(process.terminationStatus == 0)
+        #expect((try? String(contentsOfFile: scratch.path("a.txt"), encoding: .utf8)) == "x")
+        withExtendedLifetime(lock) {}
+    }
+
+    @Test func aWaitLockWithADurationGivesUpWithExit3() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,x", "to": "a.txt"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let lock = try await RunLock.acquire(stateFolder: scratch.path(".xferbatch"))
+        let held = try await CommandRunner.run(["run", "--wait-lock", "300ms", scratch.path("m.json")])
+        #expect(held.status == 3)
+        #expect(held.stderr.contains("; waiting up to 300ms\n"))
+        let last = held.stderr.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.contains("is locked by pid \(getpid()) since") && !last.contains("waiting"), "gave up, naming the holder")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("a.txt")))
+        withExtendedLifetime(lock) {}
+    }
+
+    @Test func aWaitLockValueThatIsNotADurationIsAUsageError() async throws {
+        let result = try await CommandRunner.run(["run", "--wait-lock=soon", "examples/quickstart.json"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(#"--wait-lock: "soon" is not a duration such as 30s or 10m, or forever"#))
     }
 
     @Test func aPartialIsFlushedPeriodicallyAndAfterARebootResumesFromTheFlushedOffset() async throws {

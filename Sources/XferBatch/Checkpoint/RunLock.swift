@@ -16,29 +16,56 @@ public final class RunLock: Sendable {
         self.descriptor = descriptor
     }
 
-    /// Takes the lock, waiting up to `wait` (checking every 100 ms) when another run holds it.
-    public static func acquire(stateFolder: String, wait: Duration? = nil) async throws -> RunLock {
+    /// How long a run waits for a state folder another run holds.
+    public enum Wait: Sendable, Equatable {
+        /// Not at all: `Held` at once (exit 3).
+        case no
+        /// At most this long, then `Held`.
+        case upTo(Duration)
+        /// Until the holder ends (a cron run queued behind a slow one).
+        case indefinitely
+    }
+
+    /// Takes the lock, checking every 100 ms while another run holds it and `wait` allows.
+    /// `waiting` is called once, with the holder, when the first try finds the lock held
+    /// and the call is going to wait.
+    public static func acquire(stateFolder: String, wait: Wait = .no,
+                               waiting: (Held) -> Void = { _ in }) async throws -> RunLock {
         try FileManager.default.createDirectory(atPath: stateFolder, withIntermediateDirectories: true)
         let path = stateFolder + "/lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw CheckpointError("cannot open \(path): \(String(cString: strerror(errno)))") }
-        let deadline = ContinuousClock.now + (wait ?? .zero)
+        let deadline: ContinuousClock.Instant? = switch wait {
+        case .no: .now
+        case .upTo(let duration): .now + duration
+        case .indefinitely: nil
+        }
+        var told = false
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
                 close(fd)
                 throw CheckpointError("cannot lock \(path): \(String(cString: strerror(errno)))")
             }
-            if ContinuousClock.now >= deadline {
-                let text = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingSpaces ?? ""
+            if let deadline, ContinuousClock.now >= deadline {
                 close(fd)
-                throw Held(holder: text.isEmpty ? "another run" : text.replacingOccurrences(of: "\n", with: " "))
+                throw holder(path)
             }
-            try await Task.sleep(for: .milliseconds(100))
+            if !told {
+                told = true
+                waiting(holder(path))
+            }
+            do { try await Task.sleep(for: .milliseconds(100)) } catch { close(fd); throw error }
         }
         let text = "pid \(getpid()) since \(UTCTimestamp.string(from: Date()))\n"
         _ = ftruncate(fd, 0)
         _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
         return RunLock(descriptor: fd)
+    }
+
+    /// Who holds the lock at `path`, from the text the holder wrote.
+    private static func holder(_ path: String) -> Held {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8))?.replacingOccurrences(of: "\n", with: " ").trimmingSpaces ?? ""
+        return Held(holder: text.isEmpty ? "another run" : text)
     }
 
     deinit {
