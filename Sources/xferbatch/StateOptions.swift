@@ -22,7 +22,9 @@ struct StateOptions: ParsableArguments {
         let path = folder(for: plan) + "/checkpoints.sqlite"
         guard FileManager.default.fileExists(atPath: path) else { return InMemoryCheckpointStore() }
         do {
-            return try PreloadedCheckpointStore(store(for: plan), journal: journal(for: plan), readOnly: true)
+            let store = try SQLiteCheckpointStore.reading(path: path)
+            if let warning = store.warning { StandardStreams.writeError("xferbatch: warning: \(warning)\n") }
+            return try PreloadedCheckpointStore(store, journal: journal(for: plan), readOnly: true)
         } catch {
             StandardStreams.writeError("xferbatch: \(error)\n")
             throw ExitCode(ExitStatus.invalidInput.rawValue)

@@ -307,4 +307,25 @@ struct StateCommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder + "/out/a.txt"))
         #expect(!FileManager.default.fileExists(atPath: folder + "/.xferbatch"))
     }
+
+    @Test func statusAndPlanLeaveADamagedStoreWhereItIs() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-state-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder + "/.xferbatch", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let manifest = folder + "/m.json"
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,x", "to": "a.txt"}}]}"#
+            .write(toFile: manifest, atomically: true, encoding: .utf8)
+        let garbage = Data(repeating: 0x5A, count: 8192)
+        _ = FileManager.default.createFile(atPath: folder + "/.xferbatch/checkpoints.sqlite", contents: garbage)
+        let status = try await CommandRunner.run(["status", manifest])
+        #expect(status.status == 0)
+        #expect(status.stdout.hasSuffix("0 done, 0 partial, 0 failed, 1 pending of 1 jobs\n"))
+        #expect(status.stderr.contains("xferbatch: warning: the state database \(folder)/.xferbatch/checkpoints.sqlite is unreadable"))
+        #expect(try await CommandRunner.run(["plan", manifest]).status == 0)
+        #expect(FileManager.default.contents(atPath: folder + "/.xferbatch/checkpoints.sqlite") == garbage, "dry runs touch nothing")
+        // A run moves it aside and starts over.
+        let run = try await CommandRunner.run(["run", manifest])
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("moved it to \(folder)/.xferbatch/checkpoints.sqlite.corrupt-"))
+    }
 }

@@ -245,6 +245,36 @@ struct SQLiteCheckpointStoreTests {
         #expect(try SQLiteCheckpointStore(path: dir + "/c.sqlite").warning == nil)
     }
 
+    @Test func readingAStoreAnOlderVersionWroteMigratesACopyAndLeavesTheFileAsItWas() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // A store from before "v2: durable offsets of partial files", with one finished job.
+        let old = try DatabaseQueue(path: dir + "/c.sqlite")
+        try SQLiteCheckpointStore.migrations.migrate(old, upTo: "v1: job checkpoints")
+        try old.write { db in
+            try db.execute(sql: "INSERT INTO job_checkpoint (job_id, fingerprint, phase, attempts, bytes, updated_at) VALUES ('a', 'fp', 'done', 1, 5, 1)")
+        }
+        try old.close()
+        let store = try SQLiteCheckpointStore.reading(path: dir + "/c.sqlite")
+        #expect(try store.load("a")?.phase == .done)
+        #expect(try store.load("a")?.durableBytes == nil)
+        let applied = try DatabaseQueue(path: dir + "/c.sqlite").read { try SQLiteCheckpointStore.migrations.appliedIdentifiers($0) }
+        #expect(applied == ["v1: job checkpoints"], "the file is not migrated")
+    }
+
+    @Test func readingADamagedStoreShowsItEmptyWithAWarningAndMovesNothing() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let garbage = Data(repeating: 0x5A, count: 8192)
+        _ = FileManager.default.createFile(atPath: dir + "/c.sqlite", contents: garbage)
+        let store = try SQLiteCheckpointStore.reading(path: dir + "/c.sqlite")
+        #expect(store.warning?.contains("unreadable") == true)
+        #expect(store.warning?.contains("the next run moves it aside") == true)
+        #expect(try store.all().isEmpty)
+        #expect(FileManager.default.contents(atPath: dir + "/c.sqlite") == garbage)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).allSatisfy { !$0.contains(".corrupt-") })
+    }
+
     @Test func aCorruptStoreIsMovedAsideWithAWarning() throws {
         let dir = try folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }

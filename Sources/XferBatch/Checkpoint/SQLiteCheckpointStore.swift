@@ -20,15 +20,14 @@ public final class SQLiteCheckpointStore: CheckpointStore {
     private let queue: DatabaseQueue
 
     /// - Parameter busyTimeout: how long to wait for another connection's lock, in seconds.
-    public init(path: String, busyTimeout: TimeInterval = defaultBusyTimeout) throws(CheckpointError) {
-        self.path = path
+    public convenience init(path: String, busyTimeout: TimeInterval = defaultBusyTimeout) throws(CheckpointError) {
         var warning: String? = nil
         var queue: DatabaseQueue
         do {
             queue = try Self.open(path, busyTimeout: busyTimeout)
         } catch let error as CheckpointError {
             throw error
-        } catch let error as DatabaseError where error.resultCode != .SQLITE_CORRUPT && error.resultCode != .SQLITE_NOTADB {
+        } catch where !Self.isCorruption(error) {
             // Busy past the timeout, read-only, full disk...: the store may be fine, and
             // moving it aside would throw away another process's good state.
             throw CheckpointError("cannot open the state database \(path): \(error)")
@@ -44,6 +43,11 @@ public final class SQLiteCheckpointStore: CheckpointStore {
                 throw CheckpointError("cannot create the state database \(path): \(error)")
             }
         }
+        self.init(path: path, queue: queue, warning: warning)
+    }
+
+    init(path: String, queue: DatabaseQueue, warning: String?) {
+        self.path = path
         self.queue = queue
         self.warning = warning
     }
@@ -66,17 +70,28 @@ public final class SQLiteCheckpointStore: CheckpointStore {
             }
         }
         let queue = try DatabaseQueue(path: path, configuration: config)
+        try check(queue, path)
+        try migrations.migrate(queue)
+        try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        return queue
+    }
+
+    /// Throws SQLITE_CORRUPT when SQLite's `quick_check` finds damage, and a
+    /// `CheckpointError` when a newer xferbatch wrote the store (its schema is unknown here).
+    static func check(_ queue: DatabaseQueue, _ path: String) throws {
         try queue.read { db in
             let check = try String.fetchOne(db, sql: "PRAGMA quick_check") ?? "no answer"
             if check != "ok" { throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: check) }
         }
-        let migrator = migrations
-        if try queue.read({ try migrator.hasBeenSuperseded($0) }) {
+        if try queue.read({ try migrations.hasBeenSuperseded($0) }) {
             throw CheckpointError("the state database \(path) was written by a newer xferbatch; use that version, or remove the state folder (xferbatch clean)")
         }
-        try migrator.migrate(queue)
-        try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-        return queue
+    }
+
+    /// Whether an error opening the store means the file is damaged (not busy, not missing).
+    static func isCorruption(_ error: any Error) -> Bool {
+        guard let error = error as? DatabaseError else { return false }
+        return error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
     }
 
     /// The schema, one migration per change; never edit a registered one.
