@@ -17,7 +17,8 @@ struct StateOptions: ParsableArguments {
     }
 
     /// The store if the state folder has one, else an empty one, with what a killed run's
-    /// journal proves finished: reading state creates and changes nothing.
+    /// journal proves finished: reading state creates and changes nothing (see
+    /// `SQLiteCheckpointStore.reading`).
     func existingStore(for plan: Plan) throws -> any CheckpointStore {
         let path = folder(for: plan) + "/checkpoints.sqlite"
         guard FileManager.default.fileExists(atPath: path) else { return InMemoryCheckpointStore() }
