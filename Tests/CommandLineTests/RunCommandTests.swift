@@ -169,6 +169,8 @@ struct RunStateTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.path("a.txt")), "nothing runs while the lock is held")
         lock = nil
         for _ in 0..<500 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        if process.isRunning { process.terminate() }
+        try #require(!process.isRunning, "the run went on once the lock was free")
         #expect(process.terminationStatus == 0)
         #expect((try? String(contentsOfFile: scratch.path("a.txt"), encoding: .utf8)) == "x")
         withExtendedLifetime(lock) {}
