@@ -13,6 +13,9 @@ import Synchronization
 ///
 /// Cancelling the awaiting task removes the transfer from the multi handle promptly (the
 /// loop wakes at once) and leaves bytes already written where they are.
+///
+/// The loop thread is also a `TaskExecutor` (`TransferEngine+TaskExecutor.swift`): tasks
+/// that prefer it run between libcurl calls, as curl's own tool does its bookkeeping.
 public final class TransferEngine: Transport, @unchecked Sendable {
     // @unchecked: `multi` is used only on the loop thread, except `curl_multi_wakeup`,
     // which libcurl documents as callable from any thread. Everything else is a Mutex or
@@ -21,11 +24,19 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     enum Command {
         case add(EasyTransfer)
         case cancel(UInt64)
+        /// A task's job to run on the loop thread (see `TransferEngine+TaskExecutor.swift`).
+        case run(UnownedJob)
         case shutdown
     }
 
+    /// Commands for the loop thread; `closed` once the loop has ended.
+    struct Inbox {
+        var commands: [Command] = []
+        var closed = false
+    }
+
     private let multi: UnsafeMutableRawPointer
-    private let inbox = Mutex<[Command]>([])
+    let inbox = Mutex(Inbox())
     private let nextID = Atomic<UInt64>(1)
     private let stopped = Atomic<Bool>(false)
     /// True while the loop sleeps (or is about to) in `curl_multi_poll`: only then does a
@@ -84,11 +95,9 @@ public final class TransferEngine: Transport, @unchecked Sendable {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<TransferOutcome, TransferError>, Never>) in
                 let transfer = EasyTransfer(id: id, request: request, progress: progress, continuation: continuation)
-                if stopped.load(ordering: .acquiring) {
+                if stopped.load(ordering: .acquiring) || !send(.add(transfer)) {
                     transfer.complete(.failure(TransferError(kind: .cancelled, code: "engine-stopped", message: "the transfer engine has stopped")))
-                    return
                 }
-                send(.add(transfer))
             }
         } onCancel: {
             send(.cancel(id))
@@ -102,9 +111,17 @@ public final class TransferEngine: Transport, @unchecked Sendable {
         send(.shutdown)
     }
 
-    private func send(_ command: Command) {
-        inbox.withLock { $0.append(command) }
-        if polling.load(ordering: .sequentiallyConsistent) { curl_multi_wakeup(multi) }
+    /// Hands `command` to the loop thread, waking it if it sleeps; false once the loop has
+    /// ended. The wake-up is sent under the inbox's lock, so it never reaches a multi
+    /// handle the loop has already freed.
+    @discardableResult
+    func send(_ command: Command) -> Bool {
+        inbox.withLock { inbox in
+            guard !inbox.closed else { return false }
+            inbox.commands.append(command)
+            if polling.load(ordering: .sequentiallyConsistent) { curl_multi_wakeup(multi) }
+            return true
+        }
     }
 
     // MARK: The loop thread
@@ -114,7 +131,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
         var cancelledBeforeStart = Set<UInt64>()
         var running = true
         while running || !active.isEmpty {
-            for command in inbox.withLock({ commands in defer { commands.removeAll() }; return commands }) {
+            for command in inbox.withLock({ inbox in defer { inbox.commands.removeAll() }; return inbox.commands }) {
                 switch command {
                 case .add(let transfer):
                     if cancelledBeforeStart.remove(transfer.id) != nil || !running {
@@ -128,6 +145,8 @@ public final class TransferEngine: Transport, @unchecked Sendable {
                     } else {
                         cancelledBeforeStart.insert(id)  // its `add` is still on its way
                     }
+                case .run(let job):
+                    job.runSynchronously(on: asUnownedTaskExecutor())
                 case .shutdown:
                     running = false
                     for transfer in active.values { finish(transfer, with: .failure(.cancelled())) }
@@ -142,13 +161,14 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             // Announce the sleep before looking at the inbox a last time: a sender either
             // sees `polling` and wakes us, or its command is seen here.
             polling.store(true, ordering: .sequentiallyConsistent)
-            if inbox.withLock({ $0.isEmpty }) {
+            if inbox.withLock({ $0.commands.isEmpty }) {
                 var ready: Int32 = 0
                 let polled = curl_multi_poll(multi, nil, 0, 1000, &ready)
                 if polled != CURLM_OK { failAll(&active, polled) }
             }
             polling.store(false, ordering: .sequentiallyConsistent)
         }
+        closeInbox()
         curl_multi_cleanup(multi)
     }
 

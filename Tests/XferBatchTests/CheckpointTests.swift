@@ -448,7 +448,7 @@ struct FollowerTests {
         #expect(FileDigest.sha256(ofText: "") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 
-    @Test func theFollowersDigestEqualsReadingTheFinishedFileBack() throws {
+    @Test func theFollowersDigestEqualsReadingTheFinishedFileBack() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-follow-\(UUID().uuidString)").path
         defer { unlink(path) }
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
@@ -462,7 +462,8 @@ struct FollowerTests {
             usleep(200)
         }
         close(fd)
-        #expect(follower.finish(length: 21 * 300_000) == (try FileDigest.sha256(ofFileAt: path)))
+        let followed = await follower.finish(length: 21 * 300_000)
+        #expect(followed == (try FileDigest.sha256(ofFileAt: path)))
     }
 
     @Test func aBodyHashedAsItIsWrittenHasTheDigestOfItsBytes() {
@@ -487,11 +488,11 @@ struct FollowerTests {
         #expect(stopped.finish(length: 5) == nil)
     }
 
-    @Test func aLengthOtherThanTheOneReadGivesNoDigest() throws {
+    @Test func aLengthOtherThanTheOneReadGivesNoDigest() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-follow-\(UUID().uuidString)").path
         defer { unlink(path) }
         try Data("hello".utf8).write(to: URL(fileURLWithPath: path))
         let follower = try #require(FileDigest.Follower(path: path))
-        #expect(follower.finish(length: 6) == nil)
+        #expect(await follower.finish(length: 6) == nil)
     }
 }

@@ -3,9 +3,10 @@ import Synchronization
 
 /// Runs blocking file work (archiving, extracting) on a thread of its own.
 ///
-/// The cooperative pool has one thread per core (two here): an archive job holding one
-/// for minutes would halve the pool that drives every transfer. The work polls
-/// `isCancelled` between blocks to honour task cancellation.
+/// Job tasks run on the transfer engine's thread (`Transport.taskExecutor`): an archive
+/// job doing its minutes of work there would stall every transfer, and even on the
+/// cooperative pool (one thread per core, two here) it would halve the threads that drive
+/// them. The work polls `isCancelled` between blocks to honour task cancellation.
 enum BlockingWork {
     final class Cancellation: Sendable {
         private let flag = Atomic<Bool>(false)

@@ -65,7 +65,16 @@ public final class Executor: Sendable {
         case retryDue(Int)
     }
 
+    /// Runs every job; returns when each has ended (or the run was interrupted).
+    ///
+    /// The scheduling loop and the attempts run where the transport prefers
+    /// (`Transport.taskExecutor`: the engine's thread), so a finished transfer is followed
+    /// up without a hand-off between threads.
     public func run() async -> RunResult {
+        await withTaskExecutorPreference(transport.taskExecutor) { await runJobs() }
+    }
+
+    private func runJobs() async -> RunResult {
         let startedAt = clock.now()
         var runner = JobRunner(transport: transport, secrets: SecretResolver(environment: environment), claims: PathClaims(),
                                outputs: RunOutputs(), outputDirectory: plan.outputDirectory,

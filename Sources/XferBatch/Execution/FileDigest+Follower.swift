@@ -18,8 +18,17 @@ extension FileDigest {
         private let fd: Int32
         private let writerDone = Atomic<Bool>(false)
         private let cancelled = Atomic<Bool>(false)
-        private let result = Mutex<(finished: Bool, digest: String?, length: Int64)>((false, nil, 0))
-        private let finishedSignal = DispatchSemaphore(value: 0)
+        private let outcome = Mutex(Outcome())
+
+        /// What the follower read, and who waits for it. `finish` is async so that it never
+        /// blocks the thread of its caller (the transfer engine's, see `Transport.taskExecutor`)
+        /// while the follower catches up.
+        private struct Outcome {
+            var finished = false
+            var digest: String?
+            var length: Int64 = 0
+            var waiter: CheckedContinuation<(String?, Int64), Never>?
+        }
 
         /// Starts following `path`, or nil if it cannot be opened.
         init?(path: String) {
@@ -34,10 +43,16 @@ extension FileDigest {
 
         /// The writer is done: returns the digest when the follower read exactly `length`
         /// bytes, else nil (hash the file again).
-        func finish(length: Int64) -> String? {
+        func finish(length: Int64) async -> String? {
             writerDone.store(true, ordering: .releasing)
-            finishedSignal.wait()
-            return result.withLock { $0.length == length ? $0.digest : nil }
+            let (digest, read) = await withCheckedContinuation { continuation in
+                let ready = outcome.withLock { o in
+                    if !o.finished { o.waiter = continuation }
+                    return o.finished ? (o.digest, o.length) : nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+            return read == length ? digest : nil
         }
 
         /// Stops following (the download failed); the digest is not needed.
@@ -79,8 +94,14 @@ extension FileDigest {
                 }
             }
             let digest = failed || cancelled.load(ordering: .relaxed) ? nil : FileDigest.hex(hasher.finalize())
-            result.withLock { $0 = (true, digest, offset) }
-            finishedSignal.signal()
+            let waiter = outcome.withLock { o in
+                o.finished = true
+                o.digest = digest
+                o.length = offset
+                defer { o.waiter = nil }
+                return o.waiter
+            }
+            waiter?.resume(returning: (digest, offset))
         }
     }
 }

@@ -136,8 +136,9 @@ extension JobRunner {
         let followed = follower.current
         let rewritten = resumeFrom > 0 && !outcome.resumed
         if rewritten { followed?.cancel() }
-        let digest = try (rewritten ? nil : followed?.finish(length: total)) ?? inline?.finish(length: total)
-            ?? FileDigest.sha256(ofFileAt: partial)
+        var known = rewritten ? nil : await followed?.finish(length: total)
+        known = known ?? inline?.finish(length: total)
+        let digest = if let known { known } else { try await FileDigest.sha256Async(ofFileAt: partial) }
         if let expected = d.sha256, digest != expected {
             unlink(partial)  // never appended to again: its bytes are wrong
             throw JobFailure(kind: .transient, code: "checksum-mismatch",

@@ -22,7 +22,8 @@ extension JobRunner {
             throw JobFailure(kind: .local, code: "ENOENT", message: "the upload source \(path) is missing or unreadable")
         }
         // What is sent: the raw body's SHA-256, or a digest of the parts' digests.
-        let digests = try sources.map { try FileDigest.sha256(ofFileAt: $0) }
+        var digests: [String] = []
+        for path in sources { digests.append(try await FileDigest.sha256Async(ofFileAt: path)) }
         digest = digests.count == 1 ? digests[0] : FileDigest.sha256(ofText: digests.joined(separator: "\n"))
         let fingerprint = JobFingerprint.of(job)
         if !forceUploads, let prev = try? checkpoints?.load(job.id), prev.fingerprint == fingerprint, prev.phase == .done, prev.sha256 == digest {

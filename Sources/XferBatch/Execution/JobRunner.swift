@@ -6,6 +6,9 @@ import XferCurl
 ///
 /// Invariant: a final path only ever receives a complete, verified file, by `rename(2)`
 /// from `<destination>.xferpart` in the same folder.
+///
+/// Attempts run on the transfer engine's thread (`Executor.run`): anything that could take
+/// long (hashing a large file, archiving, `fdatasync`) goes to a thread of its own.
 struct JobRunner: Sendable {
     let transport: any Transport
     let secrets: SecretResolver

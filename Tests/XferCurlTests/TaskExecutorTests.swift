@@ -1,0 +1,43 @@
+import Foundation
+import Synchronization
+import Testing
+import XferCurl
+import XferFixtures
+
+@Suite("Engine: its thread as a task executor")
+struct TaskExecutorTests {
+    @Test func aTaskThatPrefersTheEngineRunsOnTheThreadThatRunsTheTransfers() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("here.bin", EngineTesting.bytes(2048, seed: 3))
+            let callbackThread = Mutex<pthread_t?>(nil)
+            let file = try t.openFile("here.bin")
+            defer { close(file.fd) }
+            var request = TransferRequest(url: t.url("/files/here.bin"), destination: .file(descriptor: file.fd, offset: 0))
+            request.onResponse = { _, _ in callbackThread.withLock { $0 = pthread_self() } }
+            let (before, after, status) = try await withTaskExecutorPreference(t.engine.taskExecutor) {
+                let before = pthread_self()
+                let outcome = try await t.engine.perform(request, progress: TransferProgress())
+                return (before, pthread_self(), outcome.status)
+            }
+            #expect(status == 200)
+            let loop = try #require(callbackThread.withLock { $0 }, "libcurl called back on the loop thread")
+            #expect(pthread_equal(before, loop) != 0, "the task started on the loop thread")
+            #expect(pthread_equal(after, loop) != 0, "and continued there once its transfer finished")
+        }
+    }
+
+    @Test func aTaskThatStillPrefersTheEngineAfterItsShutdownRunsElsewhereAndFinishes() async throws {
+        let engine = try TransferEngine()
+        engine.shutdown()
+        // Enqueued while the loop ends or after: either way the task is run, never stranded.
+        let total = await withTaskExecutorPreference(engine.taskExecutor) {
+            var sum = 0
+            for i in 1...100 {
+                await Task.yield()
+                sum += i
+            }
+            return sum
+        }
+        #expect(total == 5050)
+    }
+}
