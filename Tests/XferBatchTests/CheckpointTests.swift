@@ -466,6 +466,17 @@ struct FollowerTests {
         #expect(followed == (try FileDigest.sha256(ofFileAt: path)))
     }
 
+    @Test func aFileHashedFromATaskHasTheDigestOfReadingItDirectlyOnWhicheverThread() async throws {
+        // Below the limit the task hashes it itself; above, a thread of its own does.
+        for size in [Int(FileDigest.inlineHashLimit), Int(FileDigest.inlineHashLimit) + 1] {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-hash-\(UUID().uuidString)").path
+            defer { unlink(path) }
+            try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: path))
+            #expect(try await FileDigest.sha256Async(ofFileAt: path) == (try FileDigest.sha256(ofFileAt: path)), "\(size) bytes")
+        }
+        await #expect(throws: JobFailure.self) { try await FileDigest.sha256Async(ofFileAt: "/nonexistent/xferbatch-hash") }
+    }
+
     @Test func aBodyHashedAsItIsWrittenHasTheDigestOfItsBytes() {
         let text = String(repeating: "0123456789", count: 5_000)
         let body = Array(text.utf8)
