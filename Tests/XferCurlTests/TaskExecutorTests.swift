@@ -26,7 +26,9 @@ struct TaskExecutorTests {
         }
     }
 
-    @Test func aTaskThatStillPrefersTheEngineAfterItsShutdownRunsElsewhereAndFinishes() async throws {
+    /// A stranded task would hang: the time limit turns that into a failure.
+    @Test(.timeLimit(.minutes(1)))
+    func aTaskThatStillPrefersTheEngineAfterItsShutdownRunsElsewhereAndFinishes() async throws {
         let engine = try TransferEngine()
         engine.shutdown()
         // Enqueued while the loop ends or after: either way the task is run, never stranded.
