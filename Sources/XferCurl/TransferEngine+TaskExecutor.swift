@@ -3,11 +3,11 @@
 /// Why: a batch of small files is mostly bookkeeping between transfers (verify, rename,
 /// record, start the next). On the cooperative pool each finished transfer woke a pool
 /// thread and each new one woke the loop again: about 2,700 context switches for 2,000
-/// files of 16 KiB, and a quarter more CPU than with everything on this one thread, which
-/// needs 20 to 80 (`perf stat`, bench/run-cpu). Tasks that prefer the engine
-/// (`withTaskExecutorPreference(engine)`; `Transport.taskExecutor`) run between libcurl
-/// calls, never inside a callback; a transfer's continuation, resumed on this thread,
-/// needs no wake-up at all.
+/// files of 16 KiB, and a third more CPU than with everything on this one thread, which
+/// needs 70 to 330 (`perf stat`; CPU 1.34x, `N=20 bench/run-cpu`). Tasks that prefer
+/// the engine (`withTaskExecutorPreference(engine)`; `Transport.taskExecutor`) run between
+/// libcurl calls, never inside a callback; a transfer's continuation, resumed on this
+/// thread, needs no wake-up at all.
 ///
 /// Invariant for such tasks: nothing long or blocking. A large file is hashed on a thread
 /// of its own (`FileDigest.sha256Async`), archives are built in `BlockingWork`; a job that
@@ -17,8 +17,11 @@ extension TransferEngine: TaskExecutor {
         let job = UnownedJob(job)
         // Once the loop has ended (after `shutdown()`), jobs run on the global executor:
         // a task that still prefers the engine must not be stranded.
-        if !send(.run(job)) { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        if !send(.run(job)) { runElsewhere(job) }
     }
+
+    /// A job the ended loop can no longer run goes to the global executor.
+    private func runElsewhere(_ job: UnownedJob) { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
 
     /// The engine's thread runs the tasks that prefer it (see above).
     public var taskExecutor: (any TaskExecutor)? { self }
@@ -34,7 +37,7 @@ extension TransferEngine: TaskExecutor {
         for command in leftovers {
             switch command {
             case .add(let transfer): transfer.complete(.failure(.cancelled()))
-            case .run(let job): globalConcurrentExecutor.enqueue(ExecutorJob(job))
+            case .run(let job): runElsewhere(job)
             case .cancel, .shutdown: break
             }
         }
