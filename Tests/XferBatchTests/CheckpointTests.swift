@@ -197,12 +197,25 @@ struct SQLiteCheckpointStoreTests {
         let reopened = try SQLiteCheckpointStore(path: dir + "/c.sqlite")
         #expect(try reopened.load("a") == record)
         #expect(try reopened.all().map(\.jobID) == ["a", "b"])
+        #expect(try reopened.all().first == record, "every column, as the start-up preload reads them")
         try reopened.remove(["a"])
         #expect(try reopened.load("a") == nil)
     }
 
     /// The durability argument: a write-ahead log, synced at checkpoints (`NORMAL`, 1);
     /// a new database is created without syncs, and must not stay that way.
+    @Test func aPartialDownloadsCheckpointReadsBackWithEveryColumn() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let partial = JobCheckpoint(jobID: "p", fingerprint: "f", phase: .running, attempts: 3, bytes: 4096, expectedSize: 1 << 40,
+                                    etag: "W/\"é\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", partialPath: "/x/p.xferpart",
+                                    bootID: "b-1", updatedAt: 1.5, lastError: "HTTP 503: busy", durableBytes: 2048)
+        try SQLiteCheckpointStore(path: dir + "/c.sqlite").save(partial)
+        let read = try SQLiteCheckpointStore(path: dir + "/c.sqlite")
+        #expect(try read.all() == [partial])
+        #expect(try read.load("p") == partial)
+    }
+
     @Test func aNewStoreRunsInWALModeWithNormalSynchronisation() throws {
         let dir = try folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
