@@ -270,6 +270,41 @@ struct RunStateTests {
         #expect(server.requests(to: "/files/big.bin").last?.header("Range") == "bytes=\(kept)-")
     }
 
+    /// Foundation's errors ("NSCocoaErrorDomain error 512") never reach the user: each
+    /// message names the folder and the file in its way.
+    @Test func aFileWhereAFolderShouldBeFailsThoseJobsWithAMessageNamingIt() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        try #require(FileManager.default.createFile(atPath: scratch.path("blocker"), contents: Data("x".utf8)))
+        try #"""
+            {"version": 1, "jobs": [
+              {"id": "a", "download": {"url": "data:,a", "to": "blocker/sub/a.txt"}},
+              {"id": "b", "download": {"url": "data:,b", "to": "b.txt"}},
+              {"id": "t", "download": {"url": "data:,never-read", "to": "t.tar"}},
+              {"id": "pack", "archive": {"from": ["b"], "to": "blocker/p.tar.gz"}},
+              {"id": "unpack", "extract": {"from": "t", "to": "blocker/x"}}
+            ]}
+            """#.write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "-q"])
+        #expect(result.status == 1)
+        #expect(result.stdout.hasPrefix("Done: 2 succeeded, 3 failed of 5 jobs"))
+        let blocker = scratch.path("blocker")
+        #expect(result.stdout.contains("failed  a: mkdir: cannot create the folder \(blocker)/sub: \(blocker) is a file, not a folder\n"))
+        #expect(result.stdout.contains("failed  pack: mkdir: cannot create the folder \(blocker): a file of that name is in the way\n"))
+        #expect(result.stdout.contains("failed  unpack: mkdir: cannot create the folder \(blocker): a file of that name is in the way\n"))
+        #expect(!result.stdout.contains("NSCocoaErrorDomain"))
+    }
+
+    @Test func aStateFolderThatCannotBeCreatedExits2SayingWhyAndHowToMoveIt() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        try #require(FileManager.default.createFile(atPath: scratch.path("blocker"), contents: Data("x".utf8)))
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "--state", scratch.path("blocker/state")])
+        #expect(result.status == 2)
+        #expect(result.stderr == "xferbatch: cannot create the folder \(scratch.path("blocker/state")): \(scratch.path("blocker")) is a file, not a folder (--state DIR keeps the state elsewhere)\n")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("a.txt")), "nothing ran")
+    }
+
     @Test func aRerunOfAFinishedManifestTransfersNothingAndExitsZero() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-rerun-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -31,7 +31,11 @@ public final class RunLock: Sendable {
     /// and the call is going to wait.
     public static func acquire(stateFolder: String, wait: Wait = .no,
                                waiting: (Held) -> Void = { _ in }) async throws -> RunLock {
-        try FileManager.default.createDirectory(atPath: stateFolder, withIntermediateDirectories: true)
+        do {
+            try Folders.create(stateFolder)
+        } catch {
+            throw CheckpointError("\(error.message) (--state DIR keeps the state elsewhere)")
+        }
         let path = stateFolder + "/lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw CheckpointError("cannot open \(path): \(String(cString: strerror(errno)))") }

@@ -20,7 +20,7 @@ struct ArchiveRunner {
             return previous
         }
         let partial = spec.partialPath
-        try FileManager.default.createDirectory(atPath: PathText.parent(spec.to), withIntermediateDirectories: true)
+        try Folders.create(PathText.parent(spec.to))
         let result: ArchiveWriter.Result
         let digest = FileDigest.Background()
         do {

@@ -19,7 +19,7 @@ struct ExtractRunner {
         if let previous = derived.upToDate(stillThere: { _, path in Self.isFolder(path) }) { return previous }
 
         let target = spec.folder
-        try FileManager.default.createDirectory(atPath: PathText.parent(target), withIntermediateDirectories: true)
+        try Folders.create(PathText.parent(target))
         let options = ExtractionOptions(stripComponents: spec.stripComponents, maxBytes: spec.maxBytes, maxEntries: spec.maxEntries)
         let result: ExtractionResult
         do {

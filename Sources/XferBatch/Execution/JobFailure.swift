@@ -28,4 +28,9 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(code): \(message)" }
+
+    /// A folder the job writes into could not be created: a local problem, named.
+    init(_ error: Folders.CreationError) {
+        self.init(kind: .local, code: "mkdir", message: error.message)
+    }
 }

@@ -42,6 +42,8 @@ struct JobRunner: Sendable {
             }
         } catch let failure as JobFailure {
             return .failure(failure)
+        } catch let failure as Folders.CreationError {
+            return .failure(JobFailure(failure))
         } catch {
             return .failure(JobFailure(kind: .local, code: "error", message: "\(error)"))
         }

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Folders this run has already created or found, so that each is made once, not once
-/// per download (`FileManager.createDirectory` was a few percent of a run of small files).
+/// per download (creating them was a few percent of a run of small files).
 final class KnownFolders: Sendable {
     private let known = Mutex<Set<String>>([])
 
@@ -10,9 +10,9 @@ final class KnownFolders: Sendable {
     func ensure(_ folder: String) throws(JobFailure) {
         if known.withLock({ $0.contains(folder) }) { return }
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try Folders.create(folder)
         } catch {
-            throw JobFailure(kind: .local, code: "mkdir", message: "cannot create the folder \(folder): \(error.localizedDescription)")
+            throw JobFailure(error)
         }
         known.withLock { _ = $0.insert(folder) }
     }

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Creates folders with `mkdir(2)`, so that a failure says what is in the way.
+///
+/// Foundation's `createDirectory` reports failures as Cocoa errors ("NSCocoaErrorDomain
+/// error 512", or a dump of its user info) that a user cannot act on. Here the message
+/// names the folder asked for and the cause: which part of the path is a file where a
+/// folder should be, or what the system refused (read-only file system, permission denied,
+/// no space left).
+public enum Folders {
+    /// Why a folder could not be created; `message` is a whole sentence naming the folder.
+    public struct CreationError: Error, Sendable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// Creates `folder` and its missing parents; does nothing when it exists. Safe against
+    /// another process creating the same folders at the same time.
+    public static func create(_ folder: String) throws(CreationError) {
+        var path = folder
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        // Walk up to the nearest existing ancestor, then create the rest downwards.
+        var missing: [String] = []
+        while path != "/", path != "." {
+            var info = stat()
+            if stat(path, &info) == 0 {
+                guard info.st_mode & S_IFMT == S_IFDIR else {
+                    let inTheWay = path == folder ? "a file of that name is in the way" : "\(path) is a file, not a folder"
+                    throw CreationError(message: "cannot create the folder \(folder): \(inTheWay)")
+                }
+                break
+            }
+            // ENOTDIR: a part further up is a file; the walk up finds and names it.
+            guard errno == ENOENT || errno == ENOTDIR else { throw failure(folder, at: path) }
+            missing.append(path)
+            path = PathText.parent(path)
+        }
+        for path in missing.reversed() where mkdir(path, 0o777) != 0 && errno != EEXIST {
+            throw failure(folder, at: path)
+        }
+    }
+
+    private static func failure(_ folder: String, at path: String) -> CreationError {
+        let reason = String(cString: strerror(errno))
+        return CreationError(message: "cannot create the folder \(folder): \(path == folder ? "" : "\(path): ")\(reason)")
+    }
+}
