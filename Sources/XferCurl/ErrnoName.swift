@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// Names of the errno values a transfer can meet, for stable error codes in reports.
+/// Names of the errno values a transfer or a local file operation can meet, for stable error codes in reports.
 public enum ErrnoName {
     public static func name(_ err: Int32) -> String {
         switch err {
@@ -15,6 +15,13 @@ public enum ErrnoName {
         case EISDIR: "EISDIR"
         case EBADF: "EBADF"
         case EFBIG: "EFBIG"
+        case ENOTDIR: "ENOTDIR"
+        case EPERM: "EPERM"
+        case EEXIST: "EEXIST"
+        case EXDEV: "EXDEV"
+        case ENAMETOOLONG: "ENAMETOOLONG"
+        case EMFILE: "EMFILE"
+        case ELOOP: "ELOOP"
         default: "errno \(err)"
         }
     }

@@ -140,18 +140,21 @@ struct RunCommand: AsyncParsableCommand {
         _ = await ticker?.result
         display?.finish()
         engine.shutdown()
+        var reportWritten = false
         if let report {
             let fingerprint = (try? FileDigest.sha256(ofFileAt: options.manifest)) ?? ""
             let bytes = RunReport(result: result, plan: plan, manifestFingerprint: fingerprint, startedAt: startedAt).json()
-            if !FileManager.default.createFile(atPath: report, contents: Data(bytes)) {
-                StandardStreams.writeError("xferbatch: cannot write the report to \(report)\n")
+            if let reason = ReportFile.write(bytes, to: report) {
+                StandardStreams.writeError("xferbatch: cannot write the report to \(report): \(reason)\n")
+            } else {
+                reportWritten = true
             }
         }
-        if let junit, !FileManager.default.createFile(atPath: junit, contents: Data(JUnitReport(result: result, plan: plan).xml().utf8)) {
-            StandardStreams.writeError("xferbatch: cannot write the JUnit report to \(junit)\n")
+        if let junit, let reason = ReportFile.write(Array(JUnitReport(result: result, plan: plan).xml().utf8), to: junit) {
+            StandardStreams.writeError("xferbatch: cannot write the JUnit report to \(junit): \(reason)\n")
         }
         StandardStreams.write(result.summaryText())
-        if let report { StandardStreams.write("Report: \(report)\n") }
+        if reportWritten, let report { StandardStreams.write("Report: \(report)\n") }
         withExtendedLifetime(lock) {}
         let status: ExitStatus = result.summary.interrupted ? (signals.received == SIGTERM ? .terminated : .interrupted) : result.exitStatus
         if status != .success { throw ExitCode(status.rawValue) }

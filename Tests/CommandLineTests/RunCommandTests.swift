@@ -94,6 +94,34 @@ struct RunCommandTests {
         #expect(!result.stderr.contains("\u{1B}"), "no control characters in logs")
     }
 
+    @Test func aReportThatCannotBeWrittenIsNotAnnouncedAndTheErrorSaysWhy() async throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path("folder"), withIntermediateDirectories: true)
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--report", scratch.path("folder"),
+                                                  "--junit", scratch.path("folder")])
+        #expect(result.status == 0, "the jobs succeeded")
+        #expect(!result.stdout.contains("Report:"))
+        let reason = String(cString: strerror(EISDIR))
+        #expect(result.stderr == "xferbatch: cannot write the report to \(scratch.path("folder")): \(reason)\n"
+                + "xferbatch: cannot write the JUnit report to \(scratch.path("folder")): \(reason)\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.folder.path).sorted() == [".xferbatch", "a.txt", "folder", "m.json"],
+                "no temporary file left behind")
+    }
+
+    @Test func aReportReplacesThePreviousOneWhole() async throws {
+        let scratch = try Scratch()
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        try String(repeating: "old report ", count: 10_000).write(toFile: scratch.path("r.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--report", scratch.path("r.json")])
+        #expect(result.status == 0)
+        let report = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: scratch.path("r.json"))))
+        #expect((report as? [String: Any])?["jobs"] != nil, "a whole JSON report, nothing of the longer old one after it")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.folder.path).sorted() == [".xferbatch", "a.txt", "m.json", "r.json"])
+    }
+
     @Test func sigintStopsTheRunWritesTheReportAndExits130() async throws {
         let scratch = try Scratch()
         let server = try await FixtureServer.start()

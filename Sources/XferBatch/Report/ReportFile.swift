@@ -1,0 +1,32 @@
+import Foundation
+
+/// Writes a report (`--report`, `--junit`) whole, or says why it could not.
+///
+/// The bytes go to a temporary name beside the report and are renamed into place, so a
+/// reader (a CI step, a cron wrapper) never sees half a report, and a failed write leaves
+/// the previous report as it was. The reason is the system's (`Is a directory`,
+/// `Read-only file system`), for a message the user can act on.
+public enum ReportFile {
+    /// Writes `bytes` to `path`; returns nil when written, else the reason it was not.
+    public static func write(_ bytes: [UInt8], to path: String) -> String? {
+        let temporary = "\(path).xferbatch-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return reason() }
+        var failure: String?
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { failure = reason(); return }
+                offset += n
+            }
+        }
+        if close(fd) != 0, failure == nil { failure = reason() }
+        if failure == nil, rename(temporary, path) != 0 { failure = reason() }
+        if failure != nil { unlink(temporary) }
+        return failure
+    }
+
+    private static func reason() -> String { String(cString: strerror(errno)) }
+}
