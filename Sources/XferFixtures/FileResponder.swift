@@ -58,6 +58,7 @@ struct FileResponder {
             var rest = slice
             while !rest.isEmpty {
                 try await writer.body(rest.prefix(step))
+                state.contents.withLock { $0.dripped[name, default: 0] += min(step, rest.count) }
                 rest = rest.dropFirst(step)
                 if !rest.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
             }

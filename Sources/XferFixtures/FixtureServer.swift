@@ -96,6 +96,9 @@ public final class FixtureServer: Sendable {
 
     public func requests(to path: String) -> [LoggedRequest] { requests.filter { $0.path == path } }
 
+    /// Body bytes of `name` sent so far by a `drip`, once the socket took them.
+    public func dripped(_ name: String) -> Int { state.contents.withLock { $0.dripped[name] ?? 0 } }
+
     /// The most requests this server was handling at once.
     public var maxConcurrentRequests: Int { state.contents.withLock { $0.maxInFlight } }
 

@@ -19,6 +19,8 @@ final class FixtureState: Sendable {
         var intervals: [ClosedRange<ContinuousClock.Instant>] = []
         var inFlight = 0
         var maxInFlight = 0
+        /// Body bytes a drip has sent, per file name (for tests that act mid-transfer).
+        var dripped: [String: Int] = [:]
     }
 
     let contents = Mutex(Contents())

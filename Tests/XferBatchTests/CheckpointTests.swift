@@ -164,6 +164,77 @@ struct CheckpointRunTests {
     }
 }
 
+/// What `status` shows after a failed run: the run's own words, for every kind of job.
+extension CheckpointRunTests {
+    /// A refusal the way the engine reports one.
+    static func http(_ status: Int) -> TransferError {
+        TransferError(kind: .permanent, code: "HTTP \(status)", message: "the server answered \(status)", httpStatus: status)
+    }
+
+    @Test func everyFailedJobShowsAsFailedWithTheRunsError() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        try #require(FileManager.default.createFile(atPath: t.folder.path + "/blocker", contents: Data("x".utf8)))
+        let source = t.folder.appendingPathComponent("up.txt").path
+        try #require(FileManager.default.createFile(atPath: source, contents: Data("up".utf8)))
+        t.transport.script("https://x.org/gone", [.failure(Self.http(404))])
+        t.transport.script("https://x.org/u", [.failure(Self.http(403))])
+        let plan = try t.plan(jobs: [
+            E.download("blocked", "https://x.org/a", to: "blocker/a.bin"),
+            E.download("gone", "https://x.org/gone"),
+            #"{"id": "u", "upload": {"from": "\#(source)", "url": "https://x.org/u"}}"#,
+        ].joined(separator: ","))
+        let result = await t.run(plan, store: store)
+        #expect(result.summary.failed == 3)
+        let status = try JobStatus.all(plan: plan, store: store)
+        #expect(status.map(\.state) == [.failed, .failed, .failed])
+        #expect(status[0].lastError == "mkdir: cannot create the folder \(t.folder.path)/blocker: a file of that name is in the way")
+        #expect(status[1].lastError == "HTTP 404: the server answered 404")
+        #expect(status[2].lastError == "HTTP 403: the server answered 403")
+    }
+
+    @Test func aDownloadThatReceivedNothingLeavesNoPartialBehind() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/gone", [.failure(Self.http(404))])
+        let result = await t.run(try t.plan(jobs: E.download("gone", "https://x.org/gone")), store: InMemoryCheckpointStore())
+        #expect(result.state("gone") == .failed)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: t.folder.path) == [])
+    }
+
+    /// The file from the earlier run is still the verified one: the failed refresh changed nothing.
+    @Test func aFailedRefreshLeavesTheFinishedDownloadDone() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body([1], headers: ["etag": "\"v1\""]), .failure(Self.http(403)), .status(304)])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "refresh": "conditional""#))
+        _ = await t.run(plan, store: store)
+        #expect(await t.run(plan, store: store).state("a") == .failed)
+        let status = try JobStatus.all(plan: plan, store: store)
+        #expect(status.map(\.state) == [.done])
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data([1]))
+        #expect(await t.run(plan, store: store).summary.upToDate == 1, "the next run asks again, conditionally")
+        #expect(t.transport.requests.last?.ifNoneMatch == "\"v1\"")
+    }
+
+    /// What the server holds is no longer known to be the source, so the upload is not done.
+    @Test func aFailedUploadOfAChangedSourceIsNoLongerDone() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let source = t.folder.appendingPathComponent("up.txt").path
+        try #require(FileManager.default.createFile(atPath: source, contents: Data("one".utf8)))
+        t.transport.script("https://x.org/u", [.body([]), .failure(Self.http(403))])
+        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "https://x.org/u"}}"#)
+        #expect(await t.run(plan, store: store).summary.succeeded == 1)
+        try #require(FileManager.default.createFile(atPath: source, contents: Data("two".utf8)))
+        #expect(await t.run(plan, store: store).summary.failed == 1)
+        #expect(try JobStatus.all(plan: plan, store: store).map(\.state) == [.failed])
+    }
+}
+
 extension CheckpointRunTests {
     @Test func a304ToAnUnconditionalRequestNeverBecomesTheFinalFile() async throws {
         let t = try E()

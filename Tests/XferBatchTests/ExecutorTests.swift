@@ -161,7 +161,8 @@ struct ExecutorTests {
         #expect(result.state("slow") == .cancelled)
         #expect(result.state("next") == .cancelled)
         #expect(result.exitStatus == .interrupted)
-        #expect(FileManager.default.fileExists(atPath: t.folder.path + "/slow.bin.xferpart"), "partial files stay")
+        // What arrived would stay (see `sigintStopsTheRunWritesTheReportAndExits130`); here nothing did.
+        #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/slow.bin.xferpart"), "no empty partial is left")
     }
 
     @Test func secretsReachTheTransportButNoEvent() async throws {

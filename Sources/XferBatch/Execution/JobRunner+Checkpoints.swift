@@ -33,6 +33,27 @@ extension JobRunner {
     /// Bodies up to this size are not worth a checkpoint before they complete.
     static let resumableSize: Int64 = 1 << 20
 
+    /// Records a failed attempt's error, so that `status` says what the run said, whatever
+    /// the job and wherever it failed (before the transfer, during it, at verification).
+    ///
+    /// The stored record is kept (its partial and validators still decide a resume) and
+    /// gains the error; without one, a `failed` record is made. An earlier success stays
+    /// `done` when its output is still ours to trust (a download or an archive at its final
+    /// path, untouched by the failed attempt), but an upload's becomes `failed`: what the
+    /// server holds is no longer known to be the source. An interrupt is not a failure.
+    func recordFailure(_ failure: JobFailure, of job: PlannedJob) {
+        guard let checkpoints, failure.kind != .cancelled else { return }
+        let fingerprint = JobFingerprint.of(job)
+        let stored = (try? checkpoints.load(job.id)).flatMap { $0?.fingerprint == fingerprint ? $0 : nil }
+        var record = stored ?? JobCheckpoint(jobID: job.id, fingerprint: fingerprint, phase: .failed)
+        // A download's own failure path saved it already, with its partial.
+        guard record.lastError != failure.description else { return }
+        record.lastError = failure.description
+        if record.phase == .done, job.kind == .upload { record.phase = .failed }
+        record.updatedAt = Date().timeIntervalSince1970
+        try? checkpoints.save(record)
+    }
+
     /// Saves a checkpoint the run relies on; failing to is a local error. A finished file
     /// may be committed with others (see `PreloadedCheckpointStore`).
     func commit(_ record: JobCheckpoint, finishedFile: Bool = false) throws {

@@ -102,6 +102,12 @@ extension JobRunner {
             await Self.stop(flusher.current)
             follower.current?.cancel()
             close(fd)  // the partial file stays: a re-run may continue it
+            if resumeFrom == 0, DownloadStart.size(of: partial) == 0 {
+                // Unless nothing arrived (a 404, a refused connection): an empty partial
+                // continues nothing and would only litter the output folder.
+                unlink(partial)
+                record.partialPath = nil
+            }
             record.lastError = "\(error.code): \(error.message)"
             if resumeFrom > 0, error.httpStatus == 416 {
                 // Not the complete entity (the engine turns that 416 into an outcome): the
@@ -115,7 +121,10 @@ extension JobRunner {
                                  message: "the server cannot continue the partial file from byte \(resumeFrom); it is discarded and the download starts over",
                                  httpStatus: 416)
             }
-            try? checkpoints?.save(merging: record)
+            // A refresh that failed before a byte arrived leaves the finished record as it
+            // was: the final file is still the verified one, and the next run asks again
+            // with its validators (`recordFailure` adds the error to it).
+            if record.partialPath != nil || previous?.phase != .done { try? checkpoints?.save(merging: record) }
             throw Self.failure(error)
         }
         if outcome.status == 304 {

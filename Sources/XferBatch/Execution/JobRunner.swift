@@ -29,6 +29,12 @@ struct JobRunner: Sendable {
     let userAgent = "xferbatch/\(XferBatchVersion.current)"
 
     func attempt(_ job: PlannedJob, progress: TransferProgress) async -> Result<AttemptResult, JobFailure> {
+        let result = await perform(job, progress: progress)
+        if case .failure(let failure) = result { recordFailure(failure, of: job) }
+        return result
+    }
+
+    private func perform(_ job: PlannedJob, progress: TransferProgress) async -> Result<AttemptResult, JobFailure> {
         do {
             switch job.action {
             case .download(let download): return .success(try await self.download(job, download, progress: progress))
@@ -74,6 +80,6 @@ struct JobRunner: Sendable {
 
     static func localFailure(_ what: String) -> JobFailure {
         let err = errno
-        return JobFailure(kind: .local, code: "errno \(err)", message: "\(what): \(String(cString: strerror(err)))")
+        return JobFailure(kind: .local, code: ErrnoName.name(err), message: "\(what): \(String(cString: strerror(err)))")
     }
 }
