@@ -273,8 +273,6 @@ struct SQLiteCheckpointStoreTests {
         #expect(try reopened.load("a") == nil)
     }
 
-    /// The durability argument: a write-ahead log, synced at checkpoints (`NORMAL`, 1);
-    /// a new database is created without syncs, and must not stay that way.
     @Test func aPartialDownloadsCheckpointReadsBackWithEveryColumn() throws {
         let dir = try folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -287,6 +285,8 @@ struct SQLiteCheckpointStoreTests {
         #expect(try read.load("p") == partial)
     }
 
+    /// The durability argument: a write-ahead log, synced at checkpoints (`NORMAL`, 1);
+    /// a new database is created without syncs, and must not stay that way.
     @Test func aNewStoreRunsInWALModeWithNormalSynchronisation() throws {
         let dir = try folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
