@@ -2,7 +2,7 @@
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Every job succeeded or was up to date.
     case success = 0
-    /// At least one job failed or was skipped.
+    /// At least one job failed or was skipped (`clean`: the state folder was not removed).
     case jobsFailed = 1
     /// The manifest or the command line is invalid.
     case invalidInput = 2
@@ -17,7 +17,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     public static let helpText = """
         Exit codes:
           0    every job succeeded or was up to date
-          1    at least one job failed or was skipped
+          1    at least one job failed or was skipped (clean: the state folder was kept)
           2    invalid manifest or usage
           3    another run holds the lock on the state folder
           130  interrupted (SIGINT)

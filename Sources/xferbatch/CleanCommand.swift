@@ -38,8 +38,17 @@ struct CleanCommand: AsyncParsableCommand {
                 deleted += 1
             }
         }
-        withExtendedLifetime(lock) {}
-        try FileManager.default.removeItem(atPath: folder)
+        do {
+            // Removed while the lock is held, so that no run starts in a folder being deleted.
+            try withExtendedLifetime(lock) { () throws(StateFolder.RemovalError) in try StateFolder(folder).remove() }
+        } catch {
+            StandardStreams.writeError("xferbatch: \(error)\n")
+            throw ExitCode(ExitStatus.jobsFailed.rawValue)
+        }
+        if stateOptions.state == nil {
+            // The folder that holds every manifest's state goes once the last one is gone.
+            rmdir(plan.directory + "/" + Plan.stateFolderName)
+        }
         StandardStreams.write("removed \(folder)\(outputs ? " and \(deleted) output file\(deleted == 1 ? "" : "s")" : "")\n")
     }
 }

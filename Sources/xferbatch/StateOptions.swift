@@ -4,23 +4,23 @@ import XferBatch
 
 /// `--state DIR`, shared by the commands that use the state folder.
 struct StateOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("State folder (checkpoints, lock). Default: .xferbatch beside the manifest.", valueName: "dir"))
+    @Option(help: ArgumentHelp("Checkpoints and lock. Default: .xferbatch/<manifest file name> beside it.", valueName: "dir"))
     var state: String?
 
     func folder(for plan: Plan) -> String {
-        state ?? (plan.directory + "/.xferbatch")
+        state ?? plan.defaultStateFolder
     }
 
     /// Finished jobs not yet committed in groups (see `DoneJournal`).
     func journal(for plan: Plan) -> String {
-        folder(for: plan) + "/done.journal"
+        StateFolder(folder(for: plan)).journal
     }
 
     /// The store if the state folder has one, else an empty one, with what a killed run's
     /// journal proves finished: reading state creates and changes nothing (see
     /// `SQLiteCheckpointStore.reading`).
     func existingStore(for plan: Plan) throws -> any CheckpointStore {
-        let path = folder(for: plan) + "/checkpoints.sqlite"
+        let path = StateFolder(folder(for: plan)).database
         guard FileManager.default.fileExists(atPath: path) else { return InMemoryCheckpointStore() }
         do {
             let store = try SQLiteCheckpointStore.reading(path: path)
@@ -47,7 +47,7 @@ struct StateOptions: ParsableArguments {
     /// Opens the checkpoint store (exit 2 with the reason when it cannot be used).
     func store(for plan: Plan) throws -> SQLiteCheckpointStore {
         do {
-            let store = try SQLiteCheckpointStore(path: folder(for: plan) + "/checkpoints.sqlite")
+            let store = try SQLiteCheckpointStore(path: StateFolder(folder(for: plan)).database)
             if let warning = store.warning { StandardStreams.writeError("xferbatch: warning: \(warning)\n") }
             return store
         } catch {

@@ -167,7 +167,7 @@ struct RunStateTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,x", "to": "a.txt"}}]}"#
             .write(toFile: folder + "/m.json", atomically: true, encoding: .utf8)
-        let lock = try await RunLock.acquire(stateFolder: folder + "/.xferbatch")
+        let lock = try await RunLock.acquire(stateFolder: folder + "/.xferbatch/m.json")
         let held = try await CommandRunner.run(["run", folder + "/m.json"])
         #expect(held.status == 3)
         #expect(held.stderr.contains("is locked by pid \(getpid()) since"))
@@ -183,7 +183,7 @@ struct RunStateTests {
         let scratch = try RunCommandTests.Scratch()
         try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,x", "to": "a.txt"}}]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
-        var lock: RunLock? = try await RunLock.acquire(stateFolder: scratch.path(".xferbatch"))
+        var lock: RunLock? = try await RunLock.acquire(stateFolder: scratch.path(".xferbatch/m.json"))
         try Data().write(to: URL(fileURLWithPath: scratch.path("err.txt")))
         let process = Process()
         process.executableURL = CommandRunner.binary
@@ -211,7 +211,7 @@ struct RunStateTests {
         let scratch = try RunCommandTests.Scratch()
         try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,x", "to": "a.txt"}}]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
-        let lock = try await RunLock.acquire(stateFolder: scratch.path(".xferbatch"))
+        let lock = try await RunLock.acquire(stateFolder: scratch.path(".xferbatch/m.json"))
         let held = try await CommandRunner.run(["run", "--wait-lock", "300ms", scratch.path("m.json")])
         #expect(held.status == 3)
         #expect(held.stderr.contains("; waiting up to 300ms\n"))
@@ -219,6 +219,49 @@ struct RunStateTests {
         #expect(last.contains("is locked by pid \(getpid()) since") && !last.contains("waiting"), "gave up, naming the holder")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("a.txt")))
         withExtendedLifetime(lock) {}
+    }
+
+    /// Each manifest has its own state folder (`.xferbatch/<file name>/`): a job id two
+    /// manifests share is not taken for an edited job, nor one run's lock for the other's.
+    @Test func manifestsSideBySideKeepTheirOwnStateAndLocks() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        for (name, body) in [("a.json", "x"), ("b.json", "y")] {
+            try #"{"version": 1, "jobs": [{"id": "docs", "download": {"url": "data:,\#(body)", "to": "\#(name).txt"}}]}"#
+                .write(toFile: scratch.path(name), atomically: true, encoding: .utf8)
+        }
+        #expect(try await CommandRunner.run(["run", scratch.path("a.json")]).status == 0)
+        #expect(try await CommandRunner.run(["run", scratch.path("b.json")]).status == 0)
+        let again = try await CommandRunner.run(["run", scratch.path("a.json")])
+        #expect(again.stdout.contains("0 succeeded, 1 up-to-date of 1 jobs"), "b's run left a's record alone")
+        #expect(try await CommandRunner.run(["status", scratch.path("b.json")]).stdout.hasPrefix("done     docs  \(scratch.path("b.json.txt"))"))
+        let lock = try await RunLock.acquire(stateFolder: scratch.path(".xferbatch/a.json"))
+        #expect(try await CommandRunner.run(["run", scratch.path("b.json")]).status == 0, "a's lock does not hold b")
+        withExtendedLifetime(lock) {}
+    }
+
+    @Test func cleaningOneManifestLeavesTheOthersStateAndTheLastTakesTheSharedFolder() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        for name in ["a.json", "b.json"] {
+            try #"{"version": 1, "jobs": [{"id": "docs", "download": {"url": "data:,x", "to": "\#(name).txt"}}]}"#
+                .write(toFile: scratch.path(name), atomically: true, encoding: .utf8)
+            #expect(try await CommandRunner.run(["run", scratch.path(name)]).status == 0)
+        }
+        #expect(try await CommandRunner.run(["clean", scratch.path("a.json")]).stdout == "removed \(scratch.path(".xferbatch/a.json"))\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path(".xferbatch")) == ["b.json"])
+        #expect(try await CommandRunner.run(["status", scratch.path("b.json")]).stdout.hasPrefix("done "))
+        #expect(try await CommandRunner.run(["clean", scratch.path("b.json")]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path(".xferbatch")))
+    }
+
+    @Test func cleanWithAStateFolderHoldingOtherFilesKeepsThemAndExits1() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,x", "to": "a.txt"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        #expect(try await CommandRunner.run(["run", scratch.path("m.json"), "--state", scratch.folder.path]).status == 0)
+        let clean = try await CommandRunner.run(["clean", scratch.path("m.json"), "--state", scratch.folder.path])
+        #expect(clean.status == 1)
+        #expect(clean.stderr == "xferbatch: kept the folder \(scratch.folder.path): it holds files xferbatch did not write (a.txt, m.json)\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.folder.path).sorted() == ["a.txt", "m.json"])
     }
 
     @Test func aWaitLockValueThatIsNotADurationIsAUsageError() async throws {
@@ -371,29 +414,29 @@ struct StateCommandTests {
         #expect(try await CommandRunner.run(["reset", manifest, "a"]).stdout == "reset 1 job; deleted 0 partial files\n")
         #expect(try await CommandRunner.run(["status", manifest]).stdout.hasSuffix("1 done, 0 partial, 0 failed, 1 pending of 2 jobs\n"))
         let clean = try await CommandRunner.run(["clean", manifest, "--outputs"])
-        #expect(clean.stdout == "removed \(folder)/.xferbatch and 2 output files\n")
+        #expect(clean.stdout == "removed \(folder)/.xferbatch/m.json and 2 output files\n")
         #expect(!FileManager.default.fileExists(atPath: folder + "/out/a.txt"))
         #expect(!FileManager.default.fileExists(atPath: folder + "/.xferbatch"))
     }
 
     @Test func statusAndPlanLeaveADamagedStoreWhereItIs() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-state-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder + "/.xferbatch", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder + "/.xferbatch/m.json", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let manifest = folder + "/m.json"
         try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,x", "to": "a.txt"}}]}"#
             .write(toFile: manifest, atomically: true, encoding: .utf8)
         let garbage = Data(repeating: 0x5A, count: 8192)
-        _ = FileManager.default.createFile(atPath: folder + "/.xferbatch/checkpoints.sqlite", contents: garbage)
+        _ = FileManager.default.createFile(atPath: folder + "/.xferbatch/m.json/checkpoints.sqlite", contents: garbage)
         let status = try await CommandRunner.run(["status", manifest])
         #expect(status.status == 0)
         #expect(status.stdout.hasSuffix("0 done, 0 partial, 0 failed, 1 pending of 1 jobs\n"))
-        #expect(status.stderr.contains("xferbatch: warning: the state database \(folder)/.xferbatch/checkpoints.sqlite is unreadable"))
+        #expect(status.stderr.contains("xferbatch: warning: the state database \(folder)/.xferbatch/m.json/checkpoints.sqlite is unreadable"))
         #expect(try await CommandRunner.run(["plan", manifest]).status == 0)
-        #expect(FileManager.default.contents(atPath: folder + "/.xferbatch/checkpoints.sqlite") == garbage, "dry runs touch nothing")
+        #expect(FileManager.default.contents(atPath: folder + "/.xferbatch/m.json/checkpoints.sqlite") == garbage, "dry runs touch nothing")
         // A run moves it aside and starts over.
         let run = try await CommandRunner.run(["run", manifest])
         #expect(run.status == 0)
-        #expect(run.stderr.contains("moved it to \(folder)/.xferbatch/checkpoints.sqlite.corrupt-"))
+        #expect(run.stderr.contains("moved it to \(folder)/.xferbatch/m.json/checkpoints.sqlite.corrupt-"))
     }
 }

@@ -29,41 +29,58 @@ public final class RunLock: Sendable {
     /// Takes the lock, checking every 100 ms while another run holds it and `wait` allows.
     /// `waiting` is called once, with the holder, when the first try finds the lock held
     /// and the call is going to wait.
+    ///
+    /// A lock taken on a file that no longer has its name (`clean` deleted the state folder
+    /// while this call waited) protects nothing: the call then starts over with a new one.
     public static func acquire(stateFolder: String, wait: Wait = .no,
                                waiting: (Held) -> Void = { _ in }) async throws -> RunLock {
-        do {
-            try Folders.create(stateFolder)
-        } catch {
-            throw CheckpointError("\(error.message) (--state DIR keeps the state elsewhere)")
-        }
-        let path = stateFolder + "/lock"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CheckpointError("cannot open \(path): \(String(cString: strerror(errno)))") }
         let deadline: ContinuousClock.Instant? = switch wait {
         case .no: .now
         case .upTo(let duration): .now + duration
         case .indefinitely: nil
         }
+        let path = StateFolder(stateFolder).lock
         var told = false
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
+        while true {
+            do {
+                try Folders.create(stateFolder)
+            } catch {
+                throw CheckpointError("\(error.message) (--state DIR keeps the state elsewhere)")
+            }
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw CheckpointError("cannot open \(path): \(String(cString: strerror(errno)))") }
+            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                guard errno == EWOULDBLOCK || errno == EINTR else {
+                    close(fd)
+                    throw CheckpointError("cannot lock \(path): \(String(cString: strerror(errno)))")
+                }
+                if let deadline, ContinuousClock.now >= deadline {
+                    close(fd)
+                    throw holder(path)
+                }
+                if !told {
+                    told = true
+                    waiting(holder(path))
+                }
+                do { try await Task.sleep(for: .milliseconds(100)) } catch { close(fd); throw error }
+            }
+            guard isNamed(path, fd) else {
                 close(fd)
-                throw CheckpointError("cannot lock \(path): \(String(cString: strerror(errno)))")
+                continue
             }
-            if let deadline, ContinuousClock.now >= deadline {
-                close(fd)
-                throw holder(path)
-            }
-            if !told {
-                told = true
-                waiting(holder(path))
-            }
-            do { try await Task.sleep(for: .milliseconds(100)) } catch { close(fd); throw error }
+            let text = "pid \(getpid()) since \(UTCTimestamp.string(from: Date()))\n"
+            _ = ftruncate(fd, 0)
+            _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
+            return RunLock(descriptor: fd)
         }
-        let text = "pid \(getpid()) since \(UTCTimestamp.string(from: Date()))\n"
-        _ = ftruncate(fd, 0)
-        _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
-        return RunLock(descriptor: fd)
+    }
+
+    /// Whether `path` still names the file open as `fd`.
+    private static func isNamed(_ path: String, _ fd: Int32) -> Bool {
+        var open = stat()
+        var named = stat()
+        return fstat(fd, &open) == 0 && stat(path, &named) == 0
+            && open.st_dev == named.st_dev && open.st_ino == named.st_ino
     }
 
     /// Who holds the lock at `path`, from the text the holder wrote.

@@ -33,7 +33,7 @@ public final class SQLiteCheckpointStore: CheckpointStore {
             throw CheckpointError("cannot open the state database \(path): \(error)")
         } catch {
             // Unreadable: keep it for inspection, start a new one, and re-verify outputs.
-            let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+            let aside = path + Self.corruptInfix + "\(Int(Date().timeIntervalSince1970))"
             try? FileManager.default.moveItem(atPath: path, toPath: aside)
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             warning = "the state database was unreadable (\(error)); moved it to \(aside) and started a new one"
@@ -51,6 +51,9 @@ public final class SQLiteCheckpointStore: CheckpointStore {
         self.queue = queue
         self.warning = warning
     }
+
+    /// What names a corrupt database moved aside: `<path>.corrupt-<unix time>`.
+    static let corruptInfix = ".corrupt-"
 
     /// How long opening or writing waits for another connection's lock (a `status` beside
     /// a run, or a run that is creating the database) before it gives up, in seconds.

@@ -1,0 +1,18 @@
+extension Plan {
+    /// The state folder a run uses unless told otherwise (`--state DIR`):
+    /// `.xferbatch/<manifest file name>/` beside the manifest.
+    ///
+    /// One folder per manifest, not one per directory: several manifests side by side (one
+    /// per cron entry, say) each keep their own checkpoints and lock. Shared, a job id both
+    /// use ("docs") would count as an edited job in every other run and be downloaded
+    /// again, `status` would show the other manifest's progress, `clean` would delete it,
+    /// and each run would lock the others out. The full file name (not its stem) keeps
+    /// `a.json` and `a.json.bak` apart.
+    public var defaultStateFolder: String {
+        let name = manifestPath.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init)
+        return directory + "/" + Self.stateFolderName + "/" + (name ?? "manifest")
+    }
+
+    /// The folder beside the manifests that holds each one's state folder.
+    public static let stateFolderName = ".xferbatch"
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import XferBatch
+
+@Suite("The state folder")
+struct StateFolderTests {
+    /// Every name a run writes into a state folder, the SQLite side files included.
+    static let keptNames = ["checkpoints.sqlite", "checkpoints.sqlite-wal", "checkpoints.sqlite-shm", "checkpoints.sqlite-journal",
+                            "checkpoints.sqlite.corrupt-1763700000", "done.journal", "done.journal-1", "lock"]
+
+    static func stateFolder(in scratch: FoldersTests.Scratch, with names: [String]) throws -> StateFolder {
+        let folder = StateFolder(scratch.path + "/state")
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+        for name in names { try #require(FileManager.default.createFile(atPath: folder.path + "/" + name, contents: Data([1]))) }
+        return folder
+    }
+
+    @Test func removingItDeletesEveryFileARunKeepsThereAndTheFolder() throws {
+        let s = try FoldersTests.Scratch()
+        let folder = try Self.stateFolder(in: s, with: Self.keptNames)
+        try folder.remove()
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+    }
+
+    @Test func aStateFolderHoldingOtherFilesIsKeptWithThemAndTheErrorNamesThem() throws {
+        let s = try FoldersTests.Scratch()
+        let folder = try Self.stateFolder(in: s, with: Self.keptNames + ["notes.txt", "checkpoints.sqlite.bak"])
+        try FileManager.default.createDirectory(atPath: folder.path + "/photos", withIntermediateDirectories: false)
+        let error = #expect(throws: StateFolder.RemovalError.self) { try folder.remove() }
+        #expect(error?.message == "kept the folder \(folder.path): it holds files xferbatch did not write (checkpoints.sqlite.bak, notes.txt, photos)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["checkpoints.sqlite.bak", "notes.txt", "photos"])
+    }
+
+    @Test func aMissingStateFolderCountsAsRemoved() throws {
+        let s = try FoldersTests.Scratch()
+        try StateFolder(s.path + "/never-made").remove()
+    }
+
+    @Test func theFilesItNamesAreTheOnesItRemoves() {
+        let folder = StateFolder("/srv/sync/.xferbatch/nightly.json")
+        #expect([folder.database, folder.journal, folder.lock] == ["/srv/sync/.xferbatch/nightly.json/checkpoints.sqlite",
+                                                                  "/srv/sync/.xferbatch/nightly.json/done.journal",
+                                                                  "/srv/sync/.xferbatch/nightly.json/lock"])
+        #expect(Self.keptNames.allSatisfy(StateFolder.keeps))
+        #expect(!StateFolder.keeps("checkpoints.sqlite.bak") && !StateFolder.keeps("lock.txt") && !StateFolder.keeps("done.journal-2"))
+    }
+
+    /// `clean` removes the folder while it holds the lock; a run waiting for that lock must
+    /// not then hold a lock on a file that has no name, which would let a third run in.
+    @Test func aRunWaitingForTheLockTakesANewOneWhenTheFolderIsRemovedUnderIt() async throws {
+        let s = try FoldersTests.Scratch()
+        let path = s.path + "/state"
+        var holder: RunLock? = try await RunLock.acquire(stateFolder: path)
+        let (waiting, announce) = AsyncStream<Void>.makeStream()
+        let waiter = Task { try await RunLock.acquire(stateFolder: path, wait: .indefinitely) { _ in announce.yield() } }
+        for await _ in waiting { break }
+        try StateFolder(path).remove()
+        holder = nil
+        let lock = try await waiter.value
+        #expect(FileManager.default.fileExists(atPath: StateFolder(path).lock), "the folder and its lock file are made again")
+        await #expect(throws: RunLock.Held.self, "the waiter holds the lock that has the name") {
+            _ = try await RunLock.acquire(stateFolder: path)
+        }
+        withExtendedLifetime((holder, lock)) {}
+    }
+}
