@@ -90,4 +90,22 @@ struct ArchiveJobTests {
         let third = await t.run(try t.plan(jobs: jobs), store: store)
         #expect(third.job("z")?.result?.upToDate == false)
     }
+
+    @Test func anArchiveChangedSinceItWasBuiltIsBuiltAgain() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body(Array(repeating: 65, count: 10_000))])
+        let jobs = E.download("a", "https://x.org/a", to: "a.txt") + #", {"id": "z", "archive": {"from": ["a"], "to": "z.tar"}}"#
+        _ = await t.run(try t.plan(jobs: jobs), store: store)
+        let archive = t.folder.path + "/z.tar"
+        let built = try #require(FileManager.default.contents(atPath: archive))
+        var edited = built
+        edited[edited.count - 1] ^= 0xFF  // the same size, another byte
+        try edited.write(to: URL(fileURLWithPath: archive))
+        try CheckpointRunTests.setModificationTime(of: archive, seconds: 1_000)
+        let again = await t.run(try t.plan(jobs: jobs), store: store)
+        #expect(again.job("z")?.result?.upToDate == false)
+        #expect(FileManager.default.contents(atPath: archive) == built)
+    }
 }

@@ -141,9 +141,64 @@ struct CheckpointRunTests {
         let previous = JobCheckpoint(jobID: "a", fingerprint: "f", phase: .running, etag: "\"v1\"", partialPath: "/out/a.bin.xferpart",
                                      bootID: "another-boot", durableBytes: 100)
         #expect(DownloadStart.decide(download, partialPath: "/out/a.bin.xferpart", previous: previous, boot: "this-boot",
-                                     fileSize: { _ in 50 }) == .fresh)
+                                     file: { _ in FileStamp(size: 50, modified: "1.0") }) == .fresh)
         #expect(DownloadStart.decide(download, partialPath: "/out/a.bin.xferpart", previous: previous, boot: "this-boot",
-                                     fileSize: { _ in 150 }) == .resume(offset: 100, validator: "\"v1\""))
+                                     file: { _ in FileStamp(size: 150, modified: "1.0") }) == .resume(offset: 100, validator: "\"v1\""))
+    }
+
+    @Test func aFinishedFileWhoseModificationTimeChangedIsCheckedBeforeItIsTrusted() {
+        let download = Download(url: try! TransferURL(parsing: "https://x.org/a"), to: "/out/a.bin")
+        var done = JobCheckpoint(jobID: "a", fingerprint: "f", phase: .done, bytes: 3, finalPath: "/out/a.bin", sha256: "ab",
+                                 finalModified: "100.5")
+        func decide(_ stamp: FileStamp) -> DownloadStart {
+            DownloadStart.decide(download, partialPath: "/out/a.bin.xferpart", previous: done, boot: "b", file: { _ in stamp })
+        }
+        #expect(decide(FileStamp(size: 3, modified: "100.5")) == .upToDate(finalPath: "/out/a.bin"))
+        #expect(decide(FileStamp(size: 3, modified: "100.6")) == .changed(finalPath: "/out/a.bin"))
+        #expect(decide(FileStamp(size: 4, modified: "100.5")) == .fresh, "another size needs no hash to tell")
+        done.finalModified = nil
+        #expect(decide(FileStamp(size: 3, modified: "100.6")) == .upToDate(finalPath: "/out/a.bin"), "an older record: by size")
+    }
+
+    @Test func aFinishedFileEditedInPlaceIsDownloadedAgain() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body(Array("abc".utf8)), .body(Array("abc".utf8))])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a"))
+        _ = await t.run(plan, store: store)
+        let file = t.folder.path + "/a.bin"
+        try Data("abd".utf8).write(to: URL(fileURLWithPath: file))  // same size, other bytes
+        // Set, not left to the clock: a write within the file system's time tick would keep it.
+        try Self.setModificationTime(of: file, seconds: 2_000)
+        let plan2 = try t.plan(jobs: E.download("a", "https://x.org/a"))
+        #expect(RunForecast(plan: plan2, store: store).actions == [.verify(path: file)])
+        let again = await t.run(plan2, store: store)
+        #expect(again.summary.succeeded == 1)
+        #expect(t.transport.requests.count == 2)
+        #expect(FileManager.default.contents(atPath: file) == Data("abc".utf8))
+        #expect(try store.load("a")?.finalModified == FileStamp.of(file)?.modified)
+    }
+
+    @Test func aFinishedFileOnlyTouchedStaysUpToDateAndItsNewTimeIsRecorded() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body(Array("abc".utf8))])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a"))
+        _ = await t.run(plan, store: store)
+        let file = t.folder.path + "/a.bin"
+        try Self.setModificationTime(of: file, seconds: 1_000)
+        let touched = await t.run(plan, store: store)
+        #expect(touched.summary.upToDate == 1)
+        #expect(t.transport.requests.count == 1, "its SHA-256 is the recorded one: nothing is transferred")
+        #expect(try store.load("a")?.finalModified == "1000.0")
+        #expect(RunForecast(plan: plan, store: store).actions == [.upToDate(path: file)], "checked once, not on every run")
+    }
+
+    static func setModificationTime(of path: String, seconds: Int) throws {
+        var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+        try #require(utimensat(AT_FDCWD, path, &times, 0) == 0)
     }
 
     @Test func conditionalRefreshKeepsTheFileOn304AndReplacesItOn200() async throws {
@@ -278,7 +333,8 @@ struct SQLiteCheckpointStoreTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let partial = JobCheckpoint(jobID: "p", fingerprint: "f", phase: .running, attempts: 3, bytes: 4096, expectedSize: 1 << 40,
                                     etag: "W/\"é\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", partialPath: "/x/p.xferpart",
-                                    bootID: "b-1", updatedAt: 1.5, lastError: "HTTP 503: busy", durableBytes: 2048)
+                                    bootID: "b-1", updatedAt: 1.5, lastError: "HTTP 503: busy", durableBytes: 2048,
+                                    finalModified: "1763700000.123456789")
         try SQLiteCheckpointStore(path: dir + "/c.sqlite").save(partial)
         let read = try SQLiteCheckpointStore(path: dir + "/c.sqlite")
         #expect(try read.all() == [partial])
@@ -342,6 +398,7 @@ struct SQLiteCheckpointStoreTests {
         let store = try SQLiteCheckpointStore.reading(path: dir + "/c.sqlite")
         #expect(try store.load("a")?.phase == .done)
         #expect(try store.load("a")?.durableBytes == nil)
+        #expect(try store.load("a")?.finalModified == nil, "trusted by size, as when it was written")
         let applied = try DatabaseQueue(path: dir + "/c.sqlite").read { try SQLiteCheckpointStore.migrations.appliedIdentifiers($0) }
         #expect(applied == ["v1: job checkpoints"], "the file is not migrated")
     }
@@ -421,7 +478,8 @@ struct DoneJournalTests {
             let file = path + "/\(id).txt"
             try Data(text.utf8).write(to: URL(fileURLWithPath: file))
             return JobCheckpoint(jobID: id, fingerprint: "fp-\(id)", phase: .done, attempts: 1, bytes: Int64(text.utf8.count),
-                                 etag: "\"e-\(id)\"", finalPath: file, sha256: FileDigest.sha256(ofText: text), updatedAt: 1)
+                                 etag: "\"e-\(id)\"", finalPath: file, sha256: FileDigest.sha256(ofText: text), updatedAt: 1,
+                                 finalModified: FileStamp.of(file)?.modified)
         }
     }
 

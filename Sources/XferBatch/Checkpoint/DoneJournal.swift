@@ -83,6 +83,7 @@ final class DoneJournal: @unchecked Sendable {
             w.member("bootID", c.bootID)
             w.member("finalPath", c.finalPath)
             w.member("sha256", c.sha256)
+            w.member("finalModified", c.finalModified)
             w.key("updatedAt")
             w.double(c.updatedAt)
         }
@@ -123,7 +124,7 @@ final class DoneJournal: @unchecked Sendable {
         return JobCheckpoint(jobID: id, fingerprint: fingerprint, phase: .done, attempts: Int(number("attempts") ?? 1),
                              bytes: Int64(bytes), expectedSize: number("expectedSize").map { Int64($0) }, etag: text("etag"),
                              lastModified: text("lastModified"), bootID: text("bootID"), finalPath: final, sha256: sha,
-                             updatedAt: number("updatedAt") ?? 0)
+                             updatedAt: number("updatedAt") ?? 0, finalModified: text("finalModified"))
     }
 
     /// Whether a journal record's file is really there: the recorded size and SHA-256.

@@ -5,6 +5,10 @@ import Foundation
 public enum DownloadStart: Sendable, Equatable {
     /// Done before, file in place, `refresh: never`: nothing to transfer.
     case upToDate(finalPath: String)
+    /// Done before and the file has the recorded size, but not the recorded modification
+    /// time: edited in place, or only touched. Its SHA-256 decides: the recorded one -> it
+    /// is still the download (decide again with the new time recorded); another -> `fresh`.
+    case changed(finalPath: String)
     /// Done before, `refresh: conditional`: ask with the stored validators.
     case conditional
     /// A partial with a stored validator: continue at `offset` (the file is cut there first:
@@ -15,11 +19,14 @@ public enum DownloadStart: Sendable, Equatable {
 
     /// - Parameters:
     ///   - previous: the job's checkpoint, already checked to have the job's fingerprint.
-    ///   - fileSize: size of a file, nil when absent (injected so that tests need no files).
+    ///   - file: size and modification time of a file, nil when absent (injected so that
+    ///     tests need no files).
     public static func decide(_ d: Download, partialPath: String, previous: JobCheckpoint?, boot: String?,
-                              fileSize: (String) -> Int64?) -> DownloadStart {
+                              file: (String) -> FileStamp?) -> DownloadStart {
         guard let prev = previous else { return .fresh }
-        if prev.phase == .done, let final = prev.finalPath, fileSize(final) == prev.bytes {
+        if prev.phase == .done, let final = prev.finalPath, let stamp = file(final), stamp.size == prev.bytes {
+            // A record older than the field has no time to compare: the size decides, as before.
+            if let recorded = prev.finalModified, recorded != stamp.modified { return .changed(finalPath: final) }
             switch d.refresh {
             case .never: return .upToDate(finalPath: final)
             case .conditional: return prev.etag != nil || prev.lastModified != nil ? .conditional : .fresh
@@ -28,7 +35,7 @@ public enum DownloadStart: Sendable, Equatable {
         }
         // Only with a validator, which makes the server confirm it is the same entity.
         guard prev.phase != .done, prev.partialPath == partialPath, let validator = prev.etag ?? prev.lastModified,
-              let size = fileSize(partialPath), size > 0 else { return .fresh }
+              let size = file(partialPath)?.size, size > 0 else { return .fresh }
         // Within the boot that wrote it, the partial's whole length is trusted: after a
         // process death (kill -9, OOM) the kernel still holds every byte written. After a
         // reboot or power loss only what was flushed is: the periodic `fdatasync` offset,

@@ -28,6 +28,10 @@ public struct JobCheckpoint: Sendable, Equatable {
     public var durableBytes: Int64?
     public var finalPath: String?
     public var sha256: String?
+    /// The final file's modification time when it was recorded (`FileStamp.modified`): a
+    /// file of the recorded size whose time differs is checked again by its SHA-256.
+    /// Nil in records older than this field, which are then trusted by size.
+    public var finalModified: String?
     /// Seconds since 1970.
     public var updatedAt: Double
     public var lastError: String?
@@ -35,7 +39,7 @@ public struct JobCheckpoint: Sendable, Equatable {
     public init(jobID: String, fingerprint: String, phase: Phase, attempts: Int = 0, bytes: Int64 = 0, expectedSize: Int64? = nil,
                 etag: String? = nil, lastModified: String? = nil, partialPath: String? = nil, bootID: String? = nil,
                 finalPath: String? = nil, sha256: String? = nil, updatedAt: Double = 0, lastError: String? = nil,
-                durableBytes: Int64? = nil) {
+                durableBytes: Int64? = nil, finalModified: String? = nil) {
         self.jobID = jobID
         self.fingerprint = fingerprint
         self.phase = phase
@@ -51,5 +55,6 @@ public struct JobCheckpoint: Sendable, Equatable {
         self.updatedAt = updatedAt
         self.lastError = lastError
         self.durableBytes = durableBytes
+        self.finalModified = finalModified
     }
 }

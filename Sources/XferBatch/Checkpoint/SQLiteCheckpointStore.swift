@@ -121,6 +121,9 @@ public final class SQLiteCheckpointStore: CheckpointStore {
         m.registerMigration("v2: durable offsets of partial files") { db in
             try db.alter(table: "job_checkpoint") { t in t.add(column: "durable_bytes", .integer) }
         }
+        m.registerMigration("v3: modification times of final files") { db in
+            try db.alter(table: "job_checkpoint") { t in t.add(column: "final_modified", .text) }
+        }
         return m
     }
 
@@ -150,13 +153,14 @@ public final class SQLiteCheckpointStore: CheckpointStore {
                 // A cached statement: compiled once per connection, not once per save.
                 let statement = try db.cachedStatement(sql: """
                     INSERT OR REPLACE INTO job_checkpoint (job_id, fingerprint, phase, attempts, bytes, expected_size, etag,
-                        last_modified, partial_path, boot_id, final_path, sha256, updated_at, last_error, durable_bytes)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        last_modified, partial_path, boot_id, final_path, sha256, updated_at, last_error, durable_bytes,
+                        final_modified)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                 for c in checkpoints {
                     try statement.execute(arguments: [c.jobID, c.fingerprint, c.phase.rawValue, c.attempts, c.bytes, c.expectedSize, c.etag,
                                                       c.lastModified, c.partialPath, c.bootID, c.finalPath, c.sha256, c.updatedAt, c.lastError,
-                                                      c.durableBytes])
+                                                      c.durableBytes, c.finalModified])
                 }
             }
         }
@@ -186,13 +190,13 @@ public final class SQLiteCheckpointStore: CheckpointStore {
     /// The columns `checkpoint(_:)` reads, by position: a lookup by name compares
     /// lower-cased names, which cost a tenth of an up-to-date run of 2,000 jobs.
     private static let columns = "job_id, fingerprint, phase, attempts, bytes, expected_size, etag, last_modified, partial_path, "
-        + "boot_id, final_path, sha256, updated_at, last_error, durable_bytes"
+        + "boot_id, final_path, sha256, updated_at, last_error, durable_bytes, final_modified"
 
     private static func checkpoint(_ row: Row) -> JobCheckpoint {
         JobCheckpoint(jobID: row[0], fingerprint: row[1], phase: JobCheckpoint.Phase(rawValue: row[2]) ?? .failed,
                       attempts: row[3], bytes: row[4], expectedSize: row[5], etag: row[6], lastModified: row[7],
                       partialPath: row[8], bootID: row[9], finalPath: row[10], sha256: row[11], updatedAt: row[12],
-                      lastError: row[13], durableBytes: row[14])
+                      lastError: row[13], durableBytes: row[14], finalModified: row[15])
     }
 
     private func wrap<T>(_ body: () throws -> T) throws -> T {

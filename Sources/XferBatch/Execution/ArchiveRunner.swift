@@ -16,7 +16,11 @@ struct ArchiveRunner {
         guard case .archive(let spec) = job.action else { throw JobFailure(kind: .permanent, code: "plan", message: "not an archive job") }
         let entries = try entries(of: job, prefix: spec.prefix)
         let derived = DerivedOutput(job: job, files: entries.map { ($0.name, $0.sourcePath) }, checkpoints: checkpoints)
-        if let previous = derived.upToDate(stillThere: { checkpoint, path in DownloadStart.size(of: path) == checkpoint.bytes }) {
+        // Rebuilt when the archive is not the one recorded: another size, or another
+        // modification time (edited or replaced since; a record without one: size only).
+        if let previous = derived.upToDate(stillThere: { checkpoint, path in
+            FileStamp.of(path).map { $0.size == checkpoint.bytes && (checkpoint.finalModified ?? $0.modified) == $0.modified } ?? false
+        }) {
             return previous
         }
         let partial = spec.partialPath

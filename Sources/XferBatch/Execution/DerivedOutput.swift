@@ -40,11 +40,12 @@ struct DerivedOutput {
     }
 
     /// Records the output as done for these inputs; `file`: it is one file with its
-    /// SHA-256 (an archive), which the store may commit with others.
+    /// SHA-256 and modification time (an archive), which the store may commit with others.
     func record(_ result: AttemptResult, file: Bool) throws {
         let record = JobCheckpoint(jobID: job.id, fingerprint: fingerprint, phase: .done, attempts: 1, bytes: result.bytes,
                                    etag: inputs, finalPath: result.destination, sha256: result.sha256,
-                                   updatedAt: Date().timeIntervalSince1970)
+                                   updatedAt: Date().timeIntervalSince1970,
+                                   finalModified: file ? FileStamp.of(result.destination)?.modified : nil)
         if file { try checkpoints?.saveFinishedFile(record) } else { try checkpoints?.save(record) }
     }
 }

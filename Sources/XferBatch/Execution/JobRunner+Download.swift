@@ -3,9 +3,10 @@ import XferCurl
 
 extension JobRunner {
     /// One download attempt, checkpointed:
-    /// - done before (same fingerprint, final file present with the recorded size) and
-    ///   `refresh: never` -> up to date, nothing transferred; `conditional` -> asks with the
-    ///   stored validators, 304 -> up to date;
+    /// - done before (same fingerprint, final file present with the recorded size and
+    ///   modification time) and `refresh: never` -> up to date, nothing transferred;
+    ///   `conditional` -> asks with the stored validators, 304 -> up to date. The recorded
+    ///   size but another time: the file is hashed, and kept only if it is still the download;
     /// - a partial from this boot with a stored validator -> `Range` + `If-Range`; a 200 means
     ///   the server ignored it or the entity changed, and the engine starts the file over;
     /// - otherwise from byte 0. Validators are committed (`onResponse`) before the first
@@ -13,7 +14,7 @@ extension JobRunner {
     func download(_ job: PlannedJob, _ d: Download, progress: TransferProgress) async throws -> AttemptResult {
         guard let t = job.transfer else { throw JobFailure(kind: .permanent, code: "plan", message: "no transfer settings") }
         let fingerprint = JobFingerprint.of(job)
-        let previous = (try? checkpoints?.load(job.id)).flatMap { $0?.fingerprint == fingerprint ? $0 : nil }
+        var previous = (try? checkpoints?.load(job.id)).flatMap { $0?.fingerprint == fingerprint ? $0 : nil }
         let intoFolder = d.namesFileAtRunTime
         let folder = intoFolder ? d.to : PathText.parent(d.to)
         let partial = d.partialPath(jobID: job.id)
@@ -21,7 +22,19 @@ extension JobRunner {
         var conditional = false
         var resumeFrom: Int64 = 0
         var ifRange: String? = nil
-        switch DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current, fileSize: DownloadStart.size) {
+        var start = DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current, file: FileStamp.of)
+        if case .changed(let final) = start, var prev = previous {
+            if let sha = prev.sha256, (try? await FileDigest.sha256Async(ofFileAt: final)) == sha {
+                // Only touched, or rewritten with the same bytes: still the download.
+                prev.finalModified = FileStamp.of(final)?.modified
+                try commit(prev)
+                previous = prev
+                start = DownloadStart.decide(d, partialPath: partial, previous: prev, boot: BootID.current, file: FileStamp.of)
+            } else {
+                start = .fresh  // not what was downloaded: fetched again, and renamed over it
+            }
+        }
+        switch start {
         case .upToDate(let final):
             return AttemptResult(bytes: previous?.bytes ?? 0, destination: final, sha256: previous?.sha256, httpStatus: nil, upToDate: true)
         case .conditional:
@@ -29,7 +42,7 @@ extension JobRunner {
         case .resume(let offset, let validator):
             resumeFrom = offset
             ifRange = validator
-        case .fresh:
+        case .fresh, .changed:
             break
         }
         try DiskSpace.check(folder: folder, needs: d.size.map { $0 - resumeFrom }, for: d.to)
@@ -162,6 +175,7 @@ extension JobRunner {
             }
         }
         guard rename(partial, final) == 0 else { throw Self.localFailure("cannot move the download into place at \(final)") }
+        record.finalModified = FileStamp.of(final)?.modified
         record.phase = .done
         record.bytes = total
         record.finalPath = final

@@ -5,6 +5,9 @@ public struct RunForecast: Sendable {
         case upToDate(path: String)
         case resume(offset: Int64)
         case conditional
+        /// Done before, but the file's modification time changed: its SHA-256 decides
+        /// between keeping it and downloading it again.
+        case verify(path: String)
         case transfer
         /// An upload or archive done before: skipped if its inputs did not change.
         case skipIfUnchanged
@@ -35,8 +38,11 @@ public struct RunForecast: Sendable {
             switch job.action {
             case .download(let d):
                 let partial = d.partialPath(jobID: job.id)
-                switch DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current, fileSize: DownloadStart.size) {
+                switch DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current, file: FileStamp.of) {
                 case .upToDate(let path): actions.append(.upToDate(path: path))
+                case .changed(let path):
+                    actions.append(.verify(path: path))
+                    needed += d.size ?? 0
                 case .conditional: actions.append(.conditional)
                 case .resume(let offset, _):
                     actions.append(.resume(offset: offset))
@@ -61,6 +67,7 @@ public struct RunForecast: Sendable {
         case .upToDate(let path): "up to date (\(path)): nothing to transfer"
         case .resume(let offset): "resume at \(ByteSize.format(offset))"
         case .conditional: "refresh if changed (conditional request)"
+        case .verify(let path): "verify \(path) (modified since the run that wrote it): kept if its SHA-256 matches, else downloaded again"
         case .transfer:
             switch kind {
             case .download: "download"
@@ -78,6 +85,7 @@ public struct RunForecast: Sendable {
         case .upToDate: "up-to-date"
         case .resume: "resume"
         case .conditional: "conditional"
+        case .verify: "verify"
         case .transfer: "transfer"
         case .skipIfUnchanged: "skip-if-unchanged"
         }

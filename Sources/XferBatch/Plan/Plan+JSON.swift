@@ -159,6 +159,7 @@ extension Plan {
                     w.member("action", RunForecast.name(action))
                     if case .resume(let offset) = action { w.member("offset", offset) }
                     if case .upToDate(let path) = action { w.member("path", path) }
+                    if case .verify(let path) = action { w.member("path", path) }
                     if let estimate = forecast?.inputs[job.index] {
                         w.member("inputBytes", estimate.bytes)
                         w.member("inputsOfUnknownSize", estimate.unknown)
