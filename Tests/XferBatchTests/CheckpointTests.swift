@@ -100,6 +100,31 @@ struct CheckpointRunTests {
         #expect(try store.load("a")?.sha256 == FileDigest.sha256(ofText: "0123456789"))
     }
 
+    /// The finished record is written before the rename; when the rename fails, the
+    /// record says so and keeps the complete partial, which the next run moves into place.
+    @Test func aDownloadThatCannotBeMovedIntoPlaceKeepsItsCompletePartialForTheNextRun() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let content = Array("0123456789".utf8)
+        t.transport.script("https://x.org/a", [.body(content, headers: ["etag": "\"v1\""])])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a"))
+        let final = t.folder.path + "/a.bin"
+        try FileManager.default.createDirectory(atPath: final + "/inside", withIntermediateDirectories: true)
+        let blocked = await t.run(plan, store: store)
+        #expect(blocked.state("a") == .failed)
+        let record = try #require(try store.load("a"))
+        #expect(record.phase == .failed)
+        #expect(record.partialPath == final + ".xferpart")
+        #expect(record.lastError?.hasPrefix("EISDIR: cannot move the download into place at \(final)") == true)
+        try FileManager.default.removeItem(atPath: final)
+        let finished = await t.run(plan, store: store)
+        #expect(finished.state("a") == .succeeded)
+        #expect(t.transport.requests.map(\.resumeFrom) == [nil, 10], "moved into place, not downloaded again")
+        #expect(FileManager.default.contents(atPath: final) == Data(content))
+        #expect(try store.load("a")?.phase == .done)
+    }
+
     @Test func aPartialTheServerCannotContinueIsDiscardedAndTheRetryStartsFromZero() async throws {
         let t = try E()
         defer { t.cleanUp() }
