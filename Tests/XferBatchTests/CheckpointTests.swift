@@ -166,23 +166,23 @@ struct CheckpointRunTests {
         let previous = JobCheckpoint(jobID: "a", fingerprint: "f", phase: .running, etag: "\"v1\"", partialPath: "/out/a.bin.xferpart",
                                      bootID: "another-boot", durableBytes: 100)
         #expect(DownloadStart.decide(download, partialPath: "/out/a.bin.xferpart", previous: previous, boot: "this-boot",
-                                     file: { _ in FileStamp(size: 50, modified: "1.0") }) == .fresh)
+                                     file: { _ in FileStamp(size: 50, modified: 1_000_000_000) }) == .fresh)
         #expect(DownloadStart.decide(download, partialPath: "/out/a.bin.xferpart", previous: previous, boot: "this-boot",
-                                     file: { _ in FileStamp(size: 150, modified: "1.0") }) == .resume(offset: 100, validator: "\"v1\""))
+                                     file: { _ in FileStamp(size: 150, modified: 1_000_000_000) }) == .resume(offset: 100, validator: "\"v1\""))
     }
 
     @Test func aFinishedFileWhoseModificationTimeChangedIsCheckedBeforeItIsTrusted() {
         let download = Download(url: try! TransferURL(parsing: "https://x.org/a"), to: "/out/a.bin")
         var done = JobCheckpoint(jobID: "a", fingerprint: "f", phase: .done, bytes: 3, finalPath: "/out/a.bin", sha256: "ab",
-                                 finalModified: "100.5")
+                                 finalModified: 100_500_000_000)
         func decide(_ stamp: FileStamp) -> DownloadStart {
             DownloadStart.decide(download, partialPath: "/out/a.bin.xferpart", previous: done, boot: "b", file: { _ in stamp })
         }
-        #expect(decide(FileStamp(size: 3, modified: "100.5")) == .upToDate(finalPath: "/out/a.bin"))
-        #expect(decide(FileStamp(size: 3, modified: "100.6")) == .changed(finalPath: "/out/a.bin"))
-        #expect(decide(FileStamp(size: 4, modified: "100.5")) == .fresh, "another size needs no hash to tell")
+        #expect(decide(FileStamp(size: 3, modified: 100_500_000_000)) == .upToDate(finalPath: "/out/a.bin"))
+        #expect(decide(FileStamp(size: 3, modified: 100_600_000_000)) == .changed(finalPath: "/out/a.bin"))
+        #expect(decide(FileStamp(size: 4, modified: 100_500_000_000)) == .fresh, "another size needs no hash to tell")
         done.finalModified = nil
-        #expect(decide(FileStamp(size: 3, modified: "100.6")) == .upToDate(finalPath: "/out/a.bin"), "an older record: by size")
+        #expect(decide(FileStamp(size: 3, modified: 100_600_000_000)) == .upToDate(finalPath: "/out/a.bin"), "an older record: by size")
     }
 
     @Test func aFinishedFileEditedInPlaceIsDownloadedAgain() async throws {
@@ -217,7 +217,7 @@ struct CheckpointRunTests {
         let touched = await t.run(plan, store: store)
         #expect(touched.summary.upToDate == 1)
         #expect(t.transport.requests.count == 1, "its SHA-256 is the recorded one: nothing is transferred")
-        #expect(try store.load("a")?.finalModified == "1000.0")
+        #expect(try store.load("a")?.finalModified == 1_000_000_000_000)
         #expect(RunForecast(plan: plan, store: store).actions == [.upToDate(path: file)], "checked once, not on every run")
     }
 
@@ -359,7 +359,7 @@ struct SQLiteCheckpointStoreTests {
         let partial = JobCheckpoint(jobID: "p", fingerprint: "f", phase: .running, attempts: 3, bytes: 4096, expectedSize: 1 << 40,
                                     etag: "W/\"é\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", partialPath: "/x/p.xferpart",
                                     bootID: "b-1", updatedAt: 1.5, lastError: "HTTP 503: busy", durableBytes: 2048,
-                                    finalModified: "1763700000.123456789")
+                                    finalModified: 1_763_700_000_123_456_789)
         try SQLiteCheckpointStore(path: dir + "/c.sqlite").save(partial)
         let read = try SQLiteCheckpointStore(path: dir + "/c.sqlite")
         #expect(try read.all() == [partial])

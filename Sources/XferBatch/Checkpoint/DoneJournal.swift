@@ -83,7 +83,8 @@ final class DoneJournal: @unchecked Sendable {
             w.member("bootID", c.bootID)
             w.member("finalPath", c.finalPath)
             w.member("sha256", c.sha256)
-            w.member("finalModified", c.finalModified)
+            // As text: the parser reads numbers as `Double`, which would round nanoseconds.
+            w.member("finalModified", c.finalModified.map(String.init))
             w.key("updatedAt")
             w.double(c.updatedAt)
         }
@@ -124,7 +125,7 @@ final class DoneJournal: @unchecked Sendable {
         return JobCheckpoint(jobID: id, fingerprint: fingerprint, phase: .done, attempts: Int(number("attempts") ?? 1),
                              bytes: Int64(bytes), expectedSize: number("expectedSize").map { Int64($0) }, etag: text("etag"),
                              lastModified: text("lastModified"), bootID: text("bootID"), finalPath: final, sha256: sha,
-                             updatedAt: number("updatedAt") ?? 0, finalModified: text("finalModified"))
+                             updatedAt: number("updatedAt") ?? 0, finalModified: text("finalModified").flatMap { Int64($0) })
     }
 
     /// Whether a journal record's file is really there: the recorded size and SHA-256.

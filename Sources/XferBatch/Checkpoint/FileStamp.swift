@@ -8,11 +8,11 @@ import Foundation
 /// reading it, and only then is its SHA-256 compared (see `DownloadStart.changed`).
 public struct FileStamp: Sendable, Equatable {
     public var size: Int64
-    /// `seconds.nanoseconds` since 1970, as text: compared for equality only, and exact
-    /// (a `Double` would round the nanoseconds away).
-    public var modified: String
+    /// Nanoseconds since 1970 (an `Int64` holds them until 2262). Compared for equality
+    /// only; never through a `Double`, which would round them.
+    public var modified: Int64
 
-    public init(size: Int64, modified: String) {
+    public init(size: Int64, modified: Int64) {
         self.size = size
         self.modified = modified
     }
@@ -21,6 +21,6 @@ public struct FileStamp: Sendable, Equatable {
     public static func of(_ path: String) -> FileStamp? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return FileStamp(size: Int64(info.st_size), modified: "\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)")
+        return FileStamp(size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 }

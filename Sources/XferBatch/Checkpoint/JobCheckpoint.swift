@@ -31,7 +31,7 @@ public struct JobCheckpoint: Sendable, Equatable {
     /// The final file's modification time when it was recorded (`FileStamp.modified`): a
     /// file of the recorded size whose time differs is checked again by its SHA-256.
     /// Nil in records older than this field, which are then trusted by size.
-    public var finalModified: String?
+    public var finalModified: Int64?
     /// Seconds since 1970.
     public var updatedAt: Double
     public var lastError: String?
@@ -39,7 +39,7 @@ public struct JobCheckpoint: Sendable, Equatable {
     public init(jobID: String, fingerprint: String, phase: Phase, attempts: Int = 0, bytes: Int64 = 0, expectedSize: Int64? = nil,
                 etag: String? = nil, lastModified: String? = nil, partialPath: String? = nil, bootID: String? = nil,
                 finalPath: String? = nil, sha256: String? = nil, updatedAt: Double = 0, lastError: String? = nil,
-                durableBytes: Int64? = nil, finalModified: String? = nil) {
+                durableBytes: Int64? = nil, finalModified: Int64? = nil) {
         self.jobID = jobID
         self.fingerprint = fingerprint
         self.phase = phase

@@ -122,7 +122,7 @@ public final class SQLiteCheckpointStore: CheckpointStore {
             try db.alter(table: "job_checkpoint") { t in t.add(column: "durable_bytes", .integer) }
         }
         m.registerMigration("v3: modification times of final files") { db in
-            try db.alter(table: "job_checkpoint") { t in t.add(column: "final_modified", .text) }
+            try db.alter(table: "job_checkpoint") { t in t.add(column: "final_modified", .integer) }
         }
         return m
     }

@@ -178,27 +178,26 @@ extension JobRunner {
         // a record: a run killed between the two leaves the journal line (adopted once its
         // file is in place, by size and SHA-256) and the complete partial, which the next run
         // moves into place (answered 416, see `DownloadStart`) instead of downloading again.
-        var done = record
-        done.phase = .done
-        done.bytes = total
-        done.finalPath = final
-        done.sha256 = digest
-        done.partialPath = nil
-        done.etag = outcome.etag ?? record.etag
-        done.lastModified = outcome.lastModified ?? record.lastModified
-        done.finalModified = FileStamp.of(partial)?.modified  // a rename keeps it
-        done.updatedAt = Date().timeIntervalSince1970
-        try commit(done, finishedFile: true)
+        record.phase = .done
+        record.bytes = total
+        record.finalPath = final
+        record.sha256 = digest
+        record.partialPath = nil
+        record.etag = outcome.etag ?? record.etag
+        record.lastModified = outcome.lastModified ?? record.lastModified
+        record.finalModified = FileStamp.of(partial)?.modified  // a rename keeps it
+        record.updatedAt = Date().timeIntervalSince1970
+        try commit(record, finishedFile: true)
         guard rename(partial, final) == 0 else {
             let failure = Self.localFailure("cannot move the download into place at \(final)")
             // Not in place after all: the record says so, and keeps the complete partial,
             // with its validators, for the next run to move into place.
             record.phase = .failed
-            record.bytes = total
-            record.etag = done.etag
-            record.lastModified = done.lastModified
+            record.partialPath = partial
+            record.finalPath = nil
+            record.sha256 = nil
+            record.finalModified = nil
             record.lastError = failure.description
-            record.updatedAt = Date().timeIntervalSince1970
             try? checkpoints?.save(record)
             throw failure
         }
