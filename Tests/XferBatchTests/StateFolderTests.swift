@@ -36,7 +36,7 @@ struct StateFolderTests {
         try StateFolder(s.path + "/never-made").remove()
     }
 
-    @Test func theFilesItNamesAreTheOnesItRemoves() {
+    @Test func theStoreJournalAndLockPathsAreAmongTheNamesItRemovesAndNoOthers() {
         let folder = StateFolder("/srv/sync/.xferbatch/nightly.json")
         #expect([folder.database, folder.journal, folder.lock] == ["/srv/sync/.xferbatch/nightly.json/checkpoints.sqlite",
                                                                   "/srv/sync/.xferbatch/nightly.json/done.journal",

@@ -49,8 +49,6 @@ public enum DownloadStart: Sendable, Equatable {
     /// job of a run and a plan (`FileManager.attributesOfItem` also lists extended
     /// attributes and opened the file, a fifth of an up-to-date run's time).
     public static func size(of path: String) -> Int64? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Int64(info.st_size)
+        FileStamp.of(path)?.size
     }
 }
