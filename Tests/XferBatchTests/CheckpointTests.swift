@@ -205,6 +205,23 @@ struct CheckpointRunTests {
         #expect(try store.load("a")?.finalModified == FileStamp.of(file)?.modified)
     }
 
+    @Test func anEditedFileWhoseNewDownloadFailsIsNoLongerRecordedAsDone() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body(Array("abc".utf8)), .failure(Self.http(404))])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a"))
+        _ = await t.run(plan, store: store)
+        let file = t.folder.path + "/a.bin"
+        try Data("abd".utf8).write(to: URL(fileURLWithPath: file))
+        try Self.setModificationTime(of: file, seconds: 2_000)
+        let failed = await t.run(plan, store: store)
+        #expect(failed.state("a") == .failed)
+        let record = try #require(try store.load("a"))
+        #expect(record.phase != .done, "the file in place is not the download")
+        #expect(record.lastError?.contains("404") == true)
+    }
+
     @Test func aFinishedFileOnlyTouchedStaysUpToDateAndItsNewTimeIsRecorded() async throws {
         let t = try E()
         defer { t.cleanUp() }

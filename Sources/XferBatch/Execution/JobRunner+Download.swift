@@ -31,7 +31,10 @@ extension JobRunner {
                 previous = prev
                 start = DownloadStart.decide(d, partialPath: partial, previous: prev, boot: BootID.current, file: FileStamp.of)
             } else {
-                start = .fresh  // not what was downloaded: fetched again, and renamed over it
+                // Not what was downloaded: fetched again, and renamed over it. The finished
+                // record no longer describes the file, so a failure now replaces it.
+                previous = nil
+                start = .fresh
             }
         }
         switch start {

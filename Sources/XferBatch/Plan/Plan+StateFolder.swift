@@ -9,8 +9,7 @@ extension Plan {
     /// and each run would lock the others out. The full file name (not its stem) keeps
     /// `a.json` and `a.json.bak` apart.
     public var defaultStateFolder: String {
-        let name = manifestPath.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init)
-        return directory + "/" + Self.stateFolderName + "/" + (name ?? "manifest")
+        directory + "/" + Self.stateFolderName + "/" + PathText.lastComponent(manifestPath)
     }
 
     /// The folder beside the manifests that holds each one's state folder.
