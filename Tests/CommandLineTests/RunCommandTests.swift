@@ -289,7 +289,9 @@ struct RunStateTests {
         var durable: Int64 = 0
         for _ in 0..<400 where durable == 0 {
             try await Task.sleep(for: .milliseconds(20))
-            durable = (try? SQLiteCheckpointStore(path: scratch.path("state/checkpoints.sqlite")).load("slow"))??.durableBytes ?? 0
+            // Read-only, as `status` reads: a writable open would create and migrate the
+            // store itself, racing the run that is creating it (which then fails to open it).
+            durable = (try? SQLiteCheckpointStore.reading(path: scratch.path("state/checkpoints.sqlite")).load("slow"))??.durableBytes ?? 0
         }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
