@@ -221,6 +221,28 @@ struct ExecutorTests {
         #expect(FileManager.default.contents(atPath: t.folder.path + "/in/résumé.txt") == Data([1]))
         #expect(result.job("pic")?.result?.destination == t.folder.path + "/in/功.png")
     }
+
+    @Test func aFileNameOfTheFullLengthTheFileSystemAllowsIsDownloaded() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let longest = String(repeating: "a", count: 251) + ".bin"  // 255 bytes; "<name>.xferpart" would be 264
+        t.transport.script("https://x.org/a", [.body([1, 2, 3])])
+        let result = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a", to: longest)))
+        #expect(result.state("a") == .succeeded, "\(result.job("a")?.lifecycle.reason ?? "")")
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/" + longest) == Data([1, 2, 3]))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: t.folder.path).filter { $0.hasSuffix(".xferpart") } == [])
+    }
+
+    @Test func aResponseFileNameTooLongForTheFileSystemIsCutKeepingItsExtension() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let encoded = String(repeating: "%E6%95%B0", count: 100) + ".csv"  // "数" x 100: 304 bytes
+        t.transport.script("https://x.org/dl", [.body([7], headers: ["content-disposition": "attachment; filename*=UTF-8''" + encoded])])
+        let result = await t.run(try t.plan(jobs: E.download("d", "https://x.org/dl", to: "in/")))
+        let expected = t.folder.path + "/in/" + String(repeating: "数", count: 83) + ".csv"
+        #expect(result.job("d")?.result?.destination == expected)
+        #expect(FileManager.default.contents(atPath: expected) == Data([7]))
+    }
 }
 
 @Suite("Executor: limits and reports")

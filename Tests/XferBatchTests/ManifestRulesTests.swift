@@ -34,6 +34,15 @@ struct ManifestRulesTests {
         #expect(lines == ["m.json:1:43: jobs[0].download.url: expected a string, found a number"])
     }
 
+    @Test func aDestinationNameLongerThanFileSystemsAcceptIsAnErrorAtItsPlace() {
+        let long = String(repeating: "n", count: 256)
+        let lines = M.problems(M.manifest(jobs: M.download("a", to: "out/\(long)/f.bin"), extra: #""outputDir": "o/\#(long)","#))
+        #expect(lines.contains { $0.hasSuffix("jobs[0].download.to: the name \"nnnnnnnnnnnnnnnnnnnnnnnn…\" is 256 bytes long; file systems accept at most 255") })
+        #expect(lines.contains { $0.contains("outputDir: the name") })
+        let longest = String(repeating: "n", count: 255)
+        #expect(throws: Never.self) { try M.plan(M.manifest(jobs: M.download("a", to: longest))) }
+    }
+
     @Test func unknownKeysAreErrorsWithASuggestion() {
         let lines = M.problems(M.manifest(jobs: #"{"id": "a", "dependson": [], "download": {"url": "https://x.org/f", "sha265": "ab"}}"#))
         #expect(lines.contains { $0.hasSuffix("jobs[0].dependson: unknown key \"dependson\" (did you mean \"dependsOn\"?)") })

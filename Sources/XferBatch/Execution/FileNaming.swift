@@ -44,8 +44,7 @@ public enum FileNaming {
         while cleaned.hasPrefix(".") { cleaned.removeFirst() }
         cleaned = cleaned.trimmingSpaces
         if cleaned.isEmpty || cleaned == ".." { return nil }
-        if cleaned.utf8.count > 255 { cleaned = String(cleaned.prefix(200)) }
-        return cleaned
+        return PathText.fittingName(cleaned)
     }
 
     /// Splits on `;` outside quotes.

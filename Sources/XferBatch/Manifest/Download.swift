@@ -35,9 +35,10 @@ public struct Download: Sendable {
 
     /// Where the bytes go until the file is verified and renamed into place: beside the
     /// destination, in the same folder (so the rename is atomic). A folder destination has
-    /// no name yet, so its partial is named after the job.
+    /// no name yet, so its partial is named after the job. A name too long for an added
+    /// suffix is shortened (`PathText.sibling`).
     public func partialPath(jobID: String) -> String {
-        namesFileAtRunTime ? to + ".\(jobID).xferpart" : to + ".xferpart"
+        PathText.sibling(of: namesFileAtRunTime ? to + ".\(jobID)" : to, suffix: ".xferpart")
     }
 }
 

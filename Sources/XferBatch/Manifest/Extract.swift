@@ -26,7 +26,7 @@ public struct Extract: Sendable {
     /// The folder itself: `to` without its trailing `/`.
     public var folder: String { to.hasSuffix("/") ? String(to.dropLast()) : to }
     /// Entries are extracted here, then the folder is swapped into place.
-    public var stagingFolder: String { folder + ".xferpart" }
+    public var stagingFolder: String { PathText.sibling(of: folder, suffix: ".xferpart") }
 
     public init(from: String, to: String, format: ArchiveFormat? = nil, stripComponents: Int = 0,
                 maxBytes: Int64 = defaultMaxBytes, maxEntries: Int = defaultMaxEntries) {

@@ -9,7 +9,7 @@ extension ManifestDecoder {
             if list.isEmpty { report("an archive needs at least one input", at: node.offset) }
             return list
         }
-        let to = field(m, "to", required: true) { nonEmptyString($0) }
+        let to = field(m, "to", required: true) { destinationPath($0) }
         var format = field(m, "format") { oneOf($0, ArchiveFormat.self) }
         let level = field(m, "level") { int($0, in: 0...22) }
         let prefix = field(m, "prefix") { string($0) } ?? ""
@@ -33,7 +33,7 @@ extension ManifestDecoder {
             if !JobID.isValid(id) { report("\"from\" names the job whose file is the archive; \"\(id)\" is not a job id", at: node.offset) }
             return id
         }
-        let to = field(m, "to", required: true) { nonEmptyString($0) }
+        let to = field(m, "to", required: true) { destinationPath($0) }
         let format = field(m, "format") { oneOf($0, ExtractFormatName.self) }
         let strip = field(m, "stripComponents") { int($0, in: 0...1_000) } ?? 0
         let maxBytes = field(m, "maxBytes") { size($0) } ?? Extract.defaultMaxBytes

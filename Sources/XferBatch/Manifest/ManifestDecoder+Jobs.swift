@@ -66,7 +66,7 @@ extension ManifestDecoder {
     func decodeDownload(_ node: JSONNode) -> Download? {
         guard let m = members(of: node, allowed: Self.downloadKeys) else { return nil }
         let url = field(m, "url", required: true) { self.url($0) }
-        let to = field(m, "to") { nonEmptyString($0) }
+        let to = field(m, "to") { destinationPath($0) }
         let sha = field(m, "sha256") { node -> String? in
             guard let s = string(node) else { return nil }
             let lower = s.lowercased()

@@ -19,7 +19,7 @@ extension ManifestDecoder {
             return nil
         }
         manifest.name = field(top, "name") { string($0) }
-        manifest.outputDir = field(top, "outputDir") { nonEmptyString($0) } ?? "."
+        manifest.outputDir = field(top, "outputDir") { destinationPath($0) } ?? "."
         manifest.defaults = field(top, "defaults") { decodeTransferSettings($0, allowed: Self.transferKeys) } ?? TransferSettings()
         manifest.limits = field(top, "limits") { decodeLimits($0) } ?? Limits()
         manifest.jobs = field(top, "jobs", required: true) { node -> [Job]? in

@@ -95,6 +95,17 @@ final class ManifestDecoder {
         return s
     }
 
+    /// A path xferbatch writes to: non-empty, and no name in it longer than the file
+    /// systems accept (`PathText.maxNameBytes`); caught here, not after the download.
+    func destinationPath(_ node: JSONNode) -> String? {
+        guard let s = nonEmptyString(node) else { return nil }
+        if let long = s.split(separator: "/").first(where: { $0.utf8.count > PathText.maxNameBytes }) {
+            report("the name \"\(long.prefix(24))…\" is \(long.utf8.count) bytes long; file systems accept at most \(PathText.maxNameBytes)", at: node.offset)
+            return nil
+        }
+        return s
+    }
+
     func bool(_ node: JSONNode) -> Bool? {
         guard case .bool(let b) = node.value else {
             report("expected true or false, found \(node.value.typeName)", at: node.offset)

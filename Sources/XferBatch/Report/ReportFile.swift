@@ -9,7 +9,7 @@ import Foundation
 public enum ReportFile {
     /// Writes `bytes` to `path`; returns nil when written, else the reason it was not.
     public static func write(_ bytes: [UInt8], to path: String) -> String? {
-        let temporary = "\(path).xferbatch-\(getpid())"
+        let temporary = PathText.sibling(of: path, suffix: ".xferbatch-\(getpid())")
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return reason() }
         var failure: String?
