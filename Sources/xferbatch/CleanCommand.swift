@@ -6,13 +6,17 @@ import XferBatch
 struct CleanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clean",
-        abstract: "Remove the state folder (and, with --outputs, the files the jobs produced)."
+        abstract: "Remove the state folder and partial files (and, with --outputs, the files the jobs produced).",
+        discussion: """
+            Partial files go with the state folder in any case: a later run could not resume \
+            them without the validators recorded there, and would start them over.
+            """
     )
 
     @OptionGroup var options: ManifestOptions
     @OptionGroup var stateOptions: StateOptions
 
-    @Flag(help: "Also delete the outputs recorded as done, and partial files.")
+    @Flag(help: "Also delete the outputs: files recorded as done, and the plan's destinations.")
     var outputs = false
 
     func run() async throws {
@@ -23,16 +27,20 @@ struct CleanCommand: AsyncParsableCommand {
             return
         }
         let lock = try await stateOptions.lock(for: plan)
+        // The plan's own names, plus what the store recorded: names decided at run time, and
+        // partials of jobs edited or removed since.
+        let written = plan.writtenPaths()
+        var partials = Set(written.partials)
+        var outputFiles = Set(written.outputs)
+        for record in try stateOptions.store(for: plan).all() {
+            if let partial = record.partialPath { partials.insert(partial) }
+            if let final = record.finalPath { outputFiles.insert(final) }
+        }
+        let deletedPartials = partials.sorted().filter { unlink($0) == 0 }.count
+        for staging in written.stagingFolders where FileManager.default.fileExists(atPath: staging) { FolderRemoval.remove(staging) }
         var deleted = 0
         if outputs {
-            // The plan's own destinations (and their temporary names), plus what the
-            // store recorded (names decided at run time).
-            let written = plan.writtenPaths()
-            var paths = Set(written.files)
-            for record in try stateOptions.store(for: plan).all() {
-                paths.formUnion([record.finalPath, record.partialPath].compactMap { $0 })
-            }
-            for path in paths.sorted() where unlink(path) == 0 { deleted += 1 }
+            for path in outputFiles.sorted() where unlink(path) == 0 { deleted += 1 }
             for folder in written.folders where FileManager.default.fileExists(atPath: folder) {
                 FolderRemoval.remove(folder)
                 deleted += 1
@@ -49,6 +57,10 @@ struct CleanCommand: AsyncParsableCommand {
             // The folder that holds every manifest's state goes once the last one is gone.
             rmdir(plan.directory + "/" + Plan.stateFolderName)
         }
-        StandardStreams.write("removed \(folder)\(outputs ? " and \(deleted) output file\(deleted == 1 ? "" : "s")" : "")\n")
+        var removed = ["removed \(folder)"]
+        if deletedPartials > 0 { removed.append("\(deletedPartials) partial file\(deletedPartials == 1 ? "" : "s")") }
+        if outputs { removed.append("\(deleted) output file\(deleted == 1 ? "" : "s")") }
+        let last = removed.removeLast()
+        StandardStreams.write((removed.isEmpty ? last : removed.joined(separator: ", ") + " and " + last) + "\n")
     }
 }

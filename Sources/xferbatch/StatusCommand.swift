@@ -15,11 +15,13 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let plan = try options.loadPlan()
-        let rows = try JobStatus.all(plan: plan, store: stateOptions.existingStore(for: plan))
+        let store = try stateOptions.existingStore(for: plan)
+        let rows = try JobStatus.all(plan: plan, store: store)
+        let stale = try StaleRecord.all(plan: plan, store: store)
         if json {
-            StandardStreams.write(JobStatus.json(rows))
+            StandardStreams.write(JobStatus.json(rows, stale: stale))
         } else {
-            StandardStreams.write(JobStatus.text(rows))
+            StandardStreams.write(JobStatus.text(rows, stale: stale))
         }
     }
 }

@@ -421,6 +421,95 @@ struct StateCommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder + "/.xferbatch"))
     }
 
+    /// A manifest whose job `big` (2 MiB, resumable) fails after 300,000 bytes and keeps its
+    /// partial, with a second job `small`; the partial's path.
+    static func leaveAPartial(_ scratch: RunCommandTests.Scratch, _ server: FixtureServer) async throws -> String {
+        server.addFile("big.bin", (0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        server.script("/files/big.bin", [.closeAfter(bytes: 300_000)])
+        try manifest(scratch, jobs: [bigJob(server, to: "big.bin"), smallJob])
+        let failed = try await CommandRunner.run(["run", scratch.path("m.json")])
+        #expect(failed.status == 1)
+        let partial = scratch.path("out/big.bin.xferpart")
+        #expect(FileManager.default.fileExists(atPath: partial), "\(failed.stderr)")
+        return partial
+    }
+
+    static func bigJob(_ server: FixtureServer, to: String) -> String {
+        #"{"id": "big", "download": {"url": "\#(server.baseURL)/files/big.bin", "to": "\#(to)", "retry": {"attempts": 1}}}"#
+    }
+
+    static let smallJob = #"{"id": "small", "download": {"url": "data:,x", "to": "small.txt"}}"#
+
+    static func manifest(_ scratch: RunCommandTests.Scratch, jobs: [String]) throws {
+        try #"{"version": 1, "outputDir": "out", "jobs": [\#(jobs.joined(separator: ","))]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+    }
+
+    @Test func aJobTakenOutOfTheManifestIsListedByStatusAndResetStaleDeletesItsPartial() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        let partial = try await Self.leaveAPartial(scratch, server)
+        await server.stop()
+        try Self.manifest(scratch, jobs: [Self.smallJob])
+
+        let status = try await CommandRunner.run(["status", scratch.path("m.json")])
+        #expect(status.stdout.hasSuffix("1 done, 0 partial, 0 failed, 0 pending of 1 jobs\n"
+                                        + "1 record of jobs no longer in the manifest (big), with 1 partial file of 293 KiB; reset --stale forgets them\n"))
+        let json = try await CommandRunner.run(["status", scratch.path("m.json"), "--json"])
+        #expect(json.stdout.contains(#""partialPath": "\#(partial)""#))
+        #expect(json.stdout.contains(#""partialBytes": 300000"#))
+        #expect(try await CommandRunner.run(["run", scratch.path("m.json")]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: partial), "a run keeps it: the job may come back")
+
+        let reset = try await CommandRunner.run(["reset", scratch.path("m.json"), "--stale"])
+        #expect(reset.stdout == "reset 1 job; deleted 1 partial file\n")
+        #expect(!FileManager.default.fileExists(atPath: partial))
+        #expect(try await CommandRunner.run(["status", scratch.path("m.json")]).stdout.hasSuffix("of 1 jobs\n"))
+    }
+
+    @Test func resetTakesTheIdOfAJobNoLongerInTheManifestButNotAnIdNobodyHas() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        let partial = try await Self.leaveAPartial(scratch, server)
+        await server.stop()
+        try Self.manifest(scratch, jobs: [Self.smallJob])
+        let typo = try await CommandRunner.run(["reset", scratch.path("m.json"), "bgi"])
+        #expect(typo.status == 2)
+        #expect(typo.stderr == "xferbatch: no job has the id \"bgi\", in the manifest or in the state folder\n")
+        #expect(try await CommandRunner.run(["reset", scratch.path("m.json"), "big"]).stdout == "reset 1 job; deleted 1 partial file\n")
+        #expect(!FileManager.default.fileExists(atPath: partial))
+    }
+
+    @Test func aTypoInResetCreatesNoStateFolder() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        try Self.manifest(scratch, jobs: [Self.smallJob])
+        #expect(try await CommandRunner.run(["reset", scratch.path("m.json"), "nope"]).status == 2)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path(".xferbatch")))
+    }
+
+    @Test func aJobGivenAnotherDestinationDeletesThePartialItsOldOneLeft() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        let partial = try await Self.leaveAPartial(scratch, server)
+        try Self.manifest(scratch, jobs: [Self.bigJob(server, to: "renamed.bin"), Self.smallJob])
+        let run = try await CommandRunner.run(["run", scratch.path("m.json")])
+        await server.stop()
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: partial))
+        #expect(FileManager.default.contents(atPath: scratch.path("out/renamed.bin"))?.count == 2 << 20)
+    }
+
+    @Test func cleanDeletesPartialFilesAndKeepsOutputsWithoutOutputs() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        let partial = try await Self.leaveAPartial(scratch, server)
+        await server.stop()
+        let clean = try await CommandRunner.run(["clean", scratch.path("m.json")])
+        #expect(clean.stdout == "removed \(scratch.path(".xferbatch/m.json")) and 1 partial file\n")
+        #expect(!FileManager.default.fileExists(atPath: partial), "no later run could resume it without the state")
+        #expect(FileManager.default.contents(atPath: scratch.path("out/small.txt")) == Data("x".utf8))
+    }
+
     @Test func statusAndPlanLeaveADamagedStoreWhereItIs() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-state-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder + "/.xferbatch/m.json", withIntermediateDirectories: true)

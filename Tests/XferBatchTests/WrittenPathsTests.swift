@@ -1,7 +1,7 @@
 import Testing
 @testable import XferBatch
 
-/// `run` writes, `plan` forecasts and `clean --outputs` removes the same temporary names.
+/// `run` writes, `plan` forecasts and `clean` removes the same temporary names.
 @Suite("Planner: the paths a plan writes")
 struct WrittenPathsTests {
     typealias M = ManifestTesting
@@ -15,8 +15,9 @@ struct WrittenPathsTests {
             #"{"id": "send", "upload": {"from": "/work/a.zip", "url": "https://x.org/u"}, "dependsOn": ["file"]}"#,
         ]
         let written = try M.plan(M.manifest(jobs: jobs.joined(separator: ","))).writtenPaths()
-        #expect(written.files == ["/work/a.zip", "/work/a.zip.xferpart", "/work/incoming/.named.xferpart",
-                                  "/work/bundle.tar.gz", "/work/bundle.tar.gz.xferpart"])
-        #expect(written.folders == ["/work/unpacked", "/work/unpacked.xferpart"])
+        #expect(written.outputs == ["/work/a.zip", "/work/bundle.tar.gz"])
+        #expect(written.partials == ["/work/a.zip.xferpart", "/work/incoming/.named.xferpart", "/work/bundle.tar.gz.xferpart"])
+        #expect(written.folders == ["/work/unpacked"])
+        #expect(written.stagingFolders == ["/work/unpacked.xferpart"])
     }
 }

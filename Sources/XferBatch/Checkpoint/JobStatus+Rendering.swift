@@ -12,8 +12,9 @@ extension JobStatus {
         return counts
     }
 
-    /// One line per job, then `N done, N partial, N failed, N pending of N jobs`.
-    public static func text(_ rows: [JobStatus]) -> String {
+    /// One line per job, then `N done, N partial, N failed, N pending of N jobs`, then
+    /// a line about records of jobs no longer in the manifest, if any.
+    public static func text(_ rows: [JobStatus], stale: [StaleRecord] = []) -> String {
         var out = ""
         for row in rows {
             var line = "\(row.state.rawValue.padding(8)) \(row.id)"
@@ -27,11 +28,12 @@ extension JobStatus {
         }
         let counts = totals(rows)
         let parts = reportedStates.map { "\(counts[$0] ?? 0) \($0.rawValue)" }
-        return out + parts.joined(separator: ", ") + " of \(rows.count) jobs\n"
+        return out + parts.joined(separator: ", ") + " of \(rows.count) jobs\n" + (StaleRecord.summary(stale) ?? "")
     }
 
-    /// `{"jobs": [...], "totals": {"done": N, ...}}`, pretty-printed, with a final newline.
-    public static func json(_ rows: [JobStatus]) -> [UInt8] {
+    /// `{"jobs": [...], "totals": {"done": N, ...}, "stale": [...]}`, pretty-printed, with a
+    /// final newline. `stale`: records of jobs no longer in the manifest.
+    public static func json(_ rows: [JobStatus], stale: [StaleRecord] = []) -> [UInt8] {
         var w = JSONWriter(pretty: true)
         w.object { w in
             w.key("jobs")
@@ -54,6 +56,16 @@ extension JobStatus {
                 for state in reportedStates {
                     w.key(state.rawValue)
                     w.int(counts[state] ?? 0)
+                }
+            }
+            w.key("stale")
+            w.array { w in
+                for record in stale {
+                    w.object { w in
+                        w.member("id", record.id)
+                        w.member("partialPath", record.partialPath)
+                        w.member("partialBytes", record.partialBytes)
+                    }
                 }
             }
         }

@@ -14,7 +14,8 @@ extension JobRunner {
     func download(_ job: PlannedJob, _ d: Download, progress: TransferProgress) async throws -> AttemptResult {
         guard let t = job.transfer else { throw JobFailure(kind: .permanent, code: "plan", message: "no transfer settings") }
         let fingerprint = JobFingerprint.of(job)
-        var previous = (try? checkpoints?.load(job.id)).flatMap { $0?.fingerprint == fingerprint ? $0 : nil }
+        let stored = (try? checkpoints?.load(job.id)) ?? nil
+        var previous = stored?.fingerprint == fingerprint ? stored : nil
         let intoFolder = d.namesFileAtRunTime
         let folder = intoFolder ? d.to : PathText.parent(d.to)
         let partial = d.partialPath(jobID: job.id)
@@ -48,6 +49,10 @@ extension JobRunner {
         case .fresh, .changed:
             break
         }
+        // An edited job starts fresh. A partial its old definition left under another name
+        // (a new `to`) is of no use now, and its record is about to be replaced: deleted
+        // first, so that no partial is ever left that no record names.
+        if stored?.fingerprint != fingerprint, let old = stored?.partialPath, old != partial, old != d.to { unlink(old) }
         try DiskSpace.check(folder: folder, needs: d.size.map { $0 - resumeFrom }, for: d.to)
         try folders.ensure(folder)
         let fd = open(partial, O_WRONLY | O_CREAT | O_CLOEXEC | (resumeFrom > 0 ? 0 : O_TRUNC), 0o644)
