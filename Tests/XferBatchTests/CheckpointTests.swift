@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 @testable import XferBatch
 import XferCurl
@@ -341,6 +342,56 @@ extension CheckpointRunTests {
         #expect(result.state("a") == .failed)
         #expect(result.job("a")?.lifecycle.reason?.hasPrefix("HTTP 304: ") == true)
         #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/a.bin"))
+    }
+
+    @Test func aPartialAnotherProcessIsWritingIsLeftAloneAndTheJobFailsSayingSo() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.body(Array("ours".utf8))])
+        let partial = t.folder.path + "/a.bin.xferpart"
+        try Data("theirs, still arriving".utf8).write(to: URL(fileURLWithPath: partial))
+        let theirs = open(partial, O_RDWR)  // another run with this destination: it holds the lock
+        defer { close(theirs) }
+        try #require(flock(theirs, LOCK_EX | LOCK_NB) == 0)
+        let result = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a")), store: InMemoryCheckpointStore())
+        #expect(result.state("a") == .failed)
+        #expect(result.job("a")?.lifecycle.reason == "busy: another process is writing \(partial) (a run of another manifest with the same destination?)")
+        #expect(FileManager.default.contents(atPath: partial) == Data("theirs, still arriving".utf8), "not emptied, not appended to")
+        #expect(t.transport.requests.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/a.bin"))
+    }
+
+    @Test func thePartialStaysLockedUntilItIsRenamedIntoPlace() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.body(Array("ours".utf8))])
+        let store = LockProbingStore(partial: t.folder.path + "/a.bin.xferpart")
+        let result = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a")), store: store)
+        #expect(result.state("a") == .succeeded)
+        #expect(store.lockedAtFinish.withLock { $0 } == [true], "recorded, not yet renamed: another run cannot take it now")
+    }
+}
+
+/// An in-memory store that, when a finished file is recorded (just before its rename),
+/// tries to lock the partial as another run would.
+final class LockProbingStore: CheckpointStore {
+    let base = InMemoryCheckpointStore()
+    let partial: String
+    let lockedAtFinish = Mutex<[Bool]>([])
+
+    init(partial: String) { self.partial = partial }
+
+    func load(_ jobID: String) throws -> JobCheckpoint? { try base.load(jobID) }
+    func save(_ checkpoint: JobCheckpoint) throws { try base.save(checkpoint) }
+    func remove(_ jobIDs: [String]) throws { try base.remove(jobIDs) }
+    func all() throws -> [JobCheckpoint] { try base.all() }
+
+    func saveFinishedFile(_ checkpoint: JobCheckpoint) throws {
+        let fd = open(partial, O_RDONLY)
+        let refused = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0
+        if fd >= 0 { close(fd) }
+        lockedAtFinish.withLock { $0.append(refused) }
+        try base.save(checkpoint)
     }
 }
 

@@ -55,11 +55,20 @@ extension JobRunner {
         if stored?.fingerprint != fingerprint, let old = stored?.partialPath, old != partial, old != d.to { unlink(old) }
         try DiskSpace.check(folder: folder, needs: d.size.map { $0 - resumeFrom }, for: d.to)
         try folders.ensure(folder)
-        let fd = open(partial, O_WRONLY | O_CREAT | O_CLOEXEC | (resumeFrom > 0 ? 0 : O_TRUNC), 0o644)
+        let fd = open(partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Self.localFailure("cannot create \(partial)") }
-        // Continue exactly at the trusted offset: after a reboot the bytes past the flushed
-        // offset may be zeros or garbage.
-        if resumeFrom > 0, ftruncate(fd, off_t(resumeFrom)) != 0 {
+        // Ours alone until it is renamed and closed. Another run with this destination (a
+        // second manifest, its own state folder and lock, at the same time) would mix its
+        // bytes into ours and rename a file neither checked; the job fails instead, touching
+        // nothing, before the truncation below. The kernel drops the lock with the process.
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw JobFailure(kind: .local, code: "busy",
+                             message: "another process is writing \(partial) (a run of another manifest with the same destination?)")
+        }
+        // Continue exactly at the trusted offset (from 0: emptied): after a reboot the bytes
+        // past the flushed offset may be zeros or garbage.
+        if ftruncate(fd, off_t(resumeFrom)) != 0 {
             close(fd)
             throw Self.localFailure("cannot cut \(partial) to \(resumeFrom) bytes")
         }
@@ -118,7 +127,6 @@ extension JobRunner {
         do {
             outcome = try await transport.perform(request, progress: progress)
             await Self.stop(flusher.current)
-            close(fd)
         } catch {
             await Self.stop(flusher.current)
             follower.current?.cancel()
@@ -148,6 +156,9 @@ extension JobRunner {
             if record.partialPath != nil || previous?.phase != .done { try? checkpoints?.save(merging: record) }
             throw Self.failure(error)
         }
+        // Kept open, and so locked, until the file is renamed into place or discarded:
+        // another run must not start on this partial between our last check and the rename.
+        defer { close(fd) }
         if outcome.status == 304 {
             unlink(partial)  // empty: a 304 has no body, and must never become the final file
             guard conditional, let prev = previous, let final = prev.finalPath else {
