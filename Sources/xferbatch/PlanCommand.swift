@@ -23,6 +23,10 @@ struct PlanCommand: ParsableCommand {
 
     func run() throws {
         var plan = try options.loadPlan()
+        // The concurrency a run would use (it raises its open-file limit first).
+        if let warning = OpenFileLimit.fit(&plan.limits, openFiles: OpenFileLimit.available()) {
+            StandardStreams.writeError("xferbatch: warning: \(warning)\n")
+        }
         // What a run would do: read from the state folder, if there is one (nothing is created).
         plan.forecast = RunForecast(plan: plan, store: try stateOptions.existingStore(for: plan))
         switch format {

@@ -71,7 +71,10 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         LogSetup.bootstrap()
-        let plan = try options.loadPlan()
+        var plan = try options.loadPlan()
+        if let warning = OpenFileLimit.fit(&plan.limits, openFiles: OpenFileLimit.raise()) {
+            StandardStreams.writeError("xferbatch: warning: \(warning)\n")
+        }
         let environment = ProcessInfo.processInfo.environment
         var logger = Logger(label: "xferbatch")
         logger.logLevel = verbose ? .debug : logLevel

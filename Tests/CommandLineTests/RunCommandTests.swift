@@ -317,6 +317,25 @@ struct RunStateTests {
         #expect(FileManager.default.contents(atPath: scratch.path("out/slow.bin")) == Data(content))
     }
 
+    @Test func aConcurrencyTheOpenFileLimitCannotHoldIsLoweredToFitAndEveryJobSucceeds() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        let jobs = (0..<200).map { i in
+            server.addFile("f\(i).bin", (0..<16_384).map { UInt8(truncatingIfNeeded: $0 &+ i) })
+            return #"{"id": "f\#(i)", "download": {"url": "\#(server.baseURL)/files/f\#(i).bin", "to": "f\#(i).bin"}}"#
+        }
+        try #"{"version": 1, "outputDir": "out", "limits": {"concurrency": 200, "perHost": 200}, "jobs": [\#(jobs.joined(separator: ","))]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        // 160 open files at most, soft and hard: 200 partial files alone would not fit.
+        let plan = try await CommandRunner.runTool("sh", ["-c", #"ulimit -n 160 && exec "$0" plan "$1""#, CommandRunner.binary.path, scratch.path("m.json")])
+        #expect(plan.stdout.contains("limits: 12 transfers at once, 12 per host"), "\(plan.stdout)")
+        let run = try await CommandRunner.runTool("sh", ["-c", #"ulimit -n 160 && exec "$0" run "$1" -q"#, CommandRunner.binary.path, scratch.path("m.json")])
+        await server.stop()
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(run.stderr == "xferbatch: warning: limits.concurrency 200 needs about 1096 open files, and this process may open 160 (ulimit -n): running 12 transfers at once\n")
+        #expect(run.stdout.hasPrefix("Done: 200 succeeded of 200 jobs"))
+    }
+
     @Test func aFullDiskFailsTheDownloadKeepsThePartialAndTheNextRunResumesIt() async throws {
         guard let disk = SmallFilesystem.mount(bytes: 1 << 20) else {
             if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("cannot mount a tmpfs: CI runs as root") }
