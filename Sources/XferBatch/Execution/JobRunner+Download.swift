@@ -61,7 +61,9 @@ extension JobRunner {
         // second manifest, its own state folder and lock, at the same time) would mix its
         // bytes into ours and rename a file neither checked; the job fails instead, touching
         // nothing, before the truncation below. The kernel drops the lock with the process.
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        // Only a lock held elsewhere stops the job: a file system without locks (ENOLCK,
+        // EOPNOTSUPP) goes on without this protection.
+        if flock(fd, LOCK_EX | LOCK_NB) != 0, errno == EWOULDBLOCK {
             close(fd)
             throw JobFailure(kind: .local, code: "busy",
                              message: "another process is writing \(partial) (a run of another manifest with the same destination?)")
