@@ -99,11 +99,10 @@ final class ManifestDecoder {
     /// systems accept (`PathText.maxNameBytes`); caught here, not after the download.
     func destinationPath(_ node: JSONNode) -> String? {
         guard let s = nonEmptyString(node) else { return nil }
-        if let long = s.split(separator: "/").first(where: { $0.utf8.count > PathText.maxNameBytes }) {
-            report("the name \"\(long.prefix(24))…\" is \(long.utf8.count) bytes long; file systems accept at most \(PathText.maxNameBytes)", at: node.offset)
-            return nil
-        }
-        return s
+        guard PathText.longestNameBytes(s) > PathText.maxNameBytes else { return s }
+        let long = s.split(separator: "/").first { $0.utf8.count > PathText.maxNameBytes } ?? Substring(s)
+        report("the name \"\(long.prefix(24))…\" is \(long.utf8.count) bytes long; file systems accept at most \(PathText.maxNameBytes)", at: node.offset)
+        return nil
     }
 
     func bool(_ node: JSONNode) -> Bool? {

@@ -10,6 +10,16 @@ extension PathText {
     /// Bytes the disambiguating tag of a shortened name takes: `~` and 16 hex digits.
     private static let tagBytes = 17
 
+    /// The length in bytes of the longest name in `path` (one pass, no allocation: it runs
+    /// for every destination of a manifest).
+    static func longestNameBytes(_ path: String) -> Int {
+        var longest = 0, current = 0
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") { current = 0 } else { current += 1; longest = max(longest, current) }
+        }
+        return longest
+    }
+
     /// The path `path + suffix`, or, when that name would pass `maxNameBytes`, the name cut
     /// short, tagged with a hash of the whole name, then the suffix (`/d/aaaa…~3f2c….xferpart`).
     ///
