@@ -55,7 +55,10 @@ extension JobRunner {
         if stored?.fingerprint != fingerprint, let old = stored?.partialPath, old != partial, old != d.to { unlink(old) }
         try DiskSpace.check(folder: folder, needs: d.size.map { $0 - resumeFrom }, for: d.to)
         try folders.ensure(folder)
-        let fd = open(partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        // Usually new: created empty, it needs no truncation below (a system call per file).
+        let new = resumeFrom == 0 ? open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) : -1
+        let created = new >= 0
+        let fd = created ? new : open(partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Self.localFailure("cannot create \(partial)") }
         // Ours alone until it is renamed and closed. Another run with this destination (a
         // second manifest, its own state folder and lock, at the same time) would mix its
@@ -70,7 +73,7 @@ extension JobRunner {
         }
         // Continue exactly at the trusted offset (from 0: emptied): after a reboot the bytes
         // past the flushed offset may be zeros or garbage.
-        if ftruncate(fd, off_t(resumeFrom)) != 0 {
+        if !created, ftruncate(fd, off_t(resumeFrom)) != 0 {
             close(fd)
             throw Self.localFailure("cannot cut \(partial) to \(resumeFrom) bytes")
         }
