@@ -453,6 +453,15 @@ struct StateCommandTests {
         return partial
     }
 
+    /// `leaveAPartial`, then the manifest without `big`; the partial's path.
+    static func takeOutAJobWithAPartial(_ scratch: RunCommandTests.Scratch) async throws -> String {
+        let server = try await FixtureServer.start()
+        let partial = try await leaveAPartial(scratch, server)
+        await server.stop()
+        try manifest(scratch, jobs: [smallJob])
+        return partial
+    }
+
     static func bigJob(_ server: FixtureServer, to: String) -> String {
         #"{"id": "big", "download": {"url": "\#(server.baseURL)/files/big.bin", "to": "\#(to)", "retry": {"attempts": 1}}}"#
     }
@@ -466,10 +475,7 @@ struct StateCommandTests {
 
     @Test func aJobTakenOutOfTheManifestIsListedByStatusAndResetStaleDeletesItsPartial() async throws {
         let scratch = try RunCommandTests.Scratch()
-        let server = try await FixtureServer.start()
-        let partial = try await Self.leaveAPartial(scratch, server)
-        await server.stop()
-        try Self.manifest(scratch, jobs: [Self.smallJob])
+        let partial = try await Self.takeOutAJobWithAPartial(scratch)
 
         let status = try await CommandRunner.run(["status", scratch.path("m.json")])
         #expect(status.stdout.hasSuffix("1 done, 0 partial, 0 failed, 0 pending of 1 jobs\n"
@@ -488,10 +494,7 @@ struct StateCommandTests {
 
     @Test func resetTakesTheIdOfAJobNoLongerInTheManifestButNotAnIdNobodyHas() async throws {
         let scratch = try RunCommandTests.Scratch()
-        let server = try await FixtureServer.start()
-        let partial = try await Self.leaveAPartial(scratch, server)
-        await server.stop()
-        try Self.manifest(scratch, jobs: [Self.smallJob])
+        let partial = try await Self.takeOutAJobWithAPartial(scratch)
         let typo = try await CommandRunner.run(["reset", scratch.path("m.json"), "bgi"])
         #expect(typo.status == 2)
         #expect(typo.stderr == "xferbatch: no job has the id \"bgi\", in the manifest or in the state folder\n")
