@@ -317,23 +317,46 @@ struct RunStateTests {
         #expect(FileManager.default.contents(atPath: scratch.path("out/slow.bin")) == Data(content))
     }
 
-    @Test func aConcurrencyTheOpenFileLimitCannotHoldIsLoweredToFitAndEveryJobSucceeds() async throws {
-        let scratch = try RunCommandTests.Scratch()
-        let server = try await FixtureServer.start()
-        let jobs = (0..<200).map { i in
+    /// A manifest of `count` downloads of 16 KiB from `server`, all allowed at once.
+    static func manyDownloads(_ count: Int, from server: FixtureServer, into scratch: RunCommandTests.Scratch) throws {
+        let jobs = (0..<count).map { i in
             server.addFile("f\(i).bin", (0..<16_384).map { UInt8(truncatingIfNeeded: $0 &+ i) })
             return #"{"id": "f\#(i)", "download": {"url": "\#(server.baseURL)/files/f\#(i).bin", "to": "f\#(i).bin"}}"#
         }
-        try #"{"version": 1, "outputDir": "out", "limits": {"concurrency": 200, "perHost": 200}, "jobs": [\#(jobs.joined(separator: ","))]}"#
+        try #"{"version": 1, "outputDir": "out", "limits": {"concurrency": \#(count), "perHost": \#(count)}, "jobs": [\#(jobs.joined(separator: ","))]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+    }
+
+    /// `xferbatch ARGS` run by `sh` after `ulimit LIMIT` (e.g. `-n 160`).
+    static func underUlimit(_ limit: String, _ args: String, _ scratch: RunCommandTests.Scratch) async throws -> CommandRunner.Result {
+        try await CommandRunner.runTool("sh", ["-c", #"ulimit \#(limit) && exec "$0" \#(args) "$1""#, CommandRunner.binary.path, scratch.path("m.json")])
+    }
+
+    @Test func aConcurrencyTheOpenFileLimitCannotHoldIsLoweredToFitAndEveryJobSucceeds() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        try Self.manyDownloads(200, from: server, into: scratch)
         // 160 open files at most, soft and hard: 200 partial files alone would not fit.
-        let plan = try await CommandRunner.runTool("sh", ["-c", #"ulimit -n 160 && exec "$0" plan "$1""#, CommandRunner.binary.path, scratch.path("m.json")])
+        let plan = try await Self.underUlimit("-n 160", "plan", scratch)
         #expect(plan.stdout.contains("limits: 12 transfers at once, 12 per host"), "\(plan.stdout)")
-        let run = try await CommandRunner.runTool("sh", ["-c", #"ulimit -n 160 && exec "$0" run "$1" -q"#, CommandRunner.binary.path, scratch.path("m.json")])
+        let run = try await Self.underUlimit("-n 160", "run -q", scratch)
         await server.stop()
         #expect(run.status == 0, "\(run.stdout)")
         #expect(run.stderr == "xferbatch: warning: limits.concurrency 200 needs about 1096 open files, and this process may open 160 (ulimit -n): running 12 transfers at once\n")
         #expect(run.stdout.hasPrefix("Done: 200 succeeded of 200 jobs"))
+    }
+
+    @Test func aLowSoftOpenFileLimitIsRaisedToTheHardOneAndNothingIsLowered() async throws {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        guard limit.rlim_max >= 1_024 else { return }  // 150 transfers need 846 files: not here
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        try Self.manyDownloads(150, from: server, into: scratch)
+        let run = try await Self.underUlimit("-S -n 160", "run -q", scratch)
+        await server.stop()
+        #expect(run.stderr == "", "no warning: the hard limit holds 150 transfers")
+        #expect(run.stdout.hasPrefix("Done: 150 succeeded of 150 jobs"))
     }
 
     @Test func aFullDiskFailsTheDownloadKeepsThePartialAndTheNextRunResumesIt() async throws {
