@@ -559,10 +559,11 @@ struct JobFingerprintTests {
 
 @Suite("Grouped commits and the done journal")
 struct DoneJournalTests {
-    final class Folder: @unchecked Sendable {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-journal-\(UUID().uuidString)").path
-        init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
+    /// A temporary folder holding a store, its journal and finished files.
+    struct Folder {
+        let scratch: TemporaryFolder
+        var path: String { scratch.path }
+        init() throws { scratch = try TemporaryFolder("journal") }
         var database: String { path + "/checkpoints.sqlite" }
         var journal: String { path + "/done.journal" }
 

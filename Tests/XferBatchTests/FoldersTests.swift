@@ -4,14 +4,8 @@ import Testing
 
 @Suite("Creating folders")
 struct FoldersTests {
-    final class Scratch: @unchecked Sendable {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-folders-\(UUID().uuidString)").path
-        init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
-    }
-
     @Test func missingParentsAreCreatedAndAnExistingFolderIsLeftAsItIs() throws {
-        let s = try Scratch()
+        let s = try TemporaryFolder("folders")
         try Folders.create(s.path + "/a/b/c/")
         var isFolder: ObjCBool = false
         #expect(FileManager.default.fileExists(atPath: s.path + "/a/b/c", isDirectory: &isFolder) && isFolder.boolValue)
@@ -21,7 +15,7 @@ struct FoldersTests {
     }
 
     @Test func aFileWhereAFolderShouldBeIsNamedInTheError() throws {
-        let s = try Scratch()
+        let s = try TemporaryFolder("folders")
         try #require(FileManager.default.createFile(atPath: s.path + "/blocker", contents: Data("x".utf8)))
         let error = #expect(throws: Folders.CreationError.self) { try Folders.create(s.path + "/blocker/sub/deeper") }
         #expect(error?.message == "cannot create the folder \(s.path)/blocker/sub/deeper: \(s.path)/blocker is a file, not a folder")

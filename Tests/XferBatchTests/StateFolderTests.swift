@@ -8,7 +8,7 @@ struct StateFolderTests {
     static let keptNames = ["checkpoints.sqlite", "checkpoints.sqlite-wal", "checkpoints.sqlite-shm", "checkpoints.sqlite-journal",
                             "checkpoints.sqlite.corrupt-1763700000", "done.journal", "done.journal-1", "lock"]
 
-    static func stateFolder(in scratch: FoldersTests.Scratch, with names: [String]) throws -> StateFolder {
+    static func stateFolder(in scratch: TemporaryFolder, with names: [String]) throws -> StateFolder {
         let folder = StateFolder(scratch.path + "/state")
         try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
         for name in names { try #require(FileManager.default.createFile(atPath: folder.path + "/" + name, contents: Data([1]))) }
@@ -16,14 +16,14 @@ struct StateFolderTests {
     }
 
     @Test func removingItDeletesEveryFileARunKeepsThereAndTheFolder() throws {
-        let s = try FoldersTests.Scratch()
+        let s = try TemporaryFolder("state")
         let folder = try Self.stateFolder(in: s, with: Self.keptNames)
         try folder.remove()
         #expect(!FileManager.default.fileExists(atPath: folder.path))
     }
 
     @Test func aStateFolderHoldingOtherFilesIsKeptWithThemAndTheErrorNamesThem() throws {
-        let s = try FoldersTests.Scratch()
+        let s = try TemporaryFolder("state")
         let folder = try Self.stateFolder(in: s, with: Self.keptNames + ["notes.txt", "checkpoints.sqlite.bak"])
         try FileManager.default.createDirectory(atPath: folder.path + "/photos", withIntermediateDirectories: false)
         let error = #expect(throws: StateFolder.RemovalError.self) { try folder.remove() }
@@ -32,7 +32,7 @@ struct StateFolderTests {
     }
 
     @Test func aMissingStateFolderCountsAsRemoved() throws {
-        let s = try FoldersTests.Scratch()
+        let s = try TemporaryFolder("state")
         try StateFolder(s.path + "/never-made").remove()
     }
 
@@ -48,7 +48,7 @@ struct StateFolderTests {
     /// `clean` removes the folder while it holds the lock; a run waiting for that lock must
     /// not then hold a lock on a file that has no name, which would let a third run in.
     @Test func aRunWaitingForTheLockTakesANewOneWhenTheFolderIsRemovedUnderIt() async throws {
-        let s = try FoldersTests.Scratch()
+        let s = try TemporaryFolder("state")
         let path = s.path + "/state"
         var holder: RunLock? = try await RunLock.acquire(stateFolder: path)
         let (waiting, announce) = AsyncStream<Void>.makeStream()
