@@ -48,6 +48,22 @@ struct PlanCommandTests {
         #expect(result.stderr.contains("yaml"))
     }
 
+    @Test func aJobWhoseDestinationIsAFolderIsShownFailingInTextAndJSON() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-plan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("a.bin"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = folder.appendingPathComponent("m.json").path
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "https://x.org/a", "to": "a.bin"}}]}"#
+            .write(toFile: manifest, atomically: true, encoding: .utf8)
+        let text = try await plan([manifest])
+        #expect(text.contains("run: fails: a.bin is a folder; end \"to\" with / to download into it\n"))
+        let json = try await plan([manifest, "--format", "json"])
+        try json.write(toFile: folder.path + "/plan.json", atomically: true, encoding: .utf8)
+        #expect(json.contains(#""action":"fails","reason":"\#(folder.path)/a.bin is a folder;"#))
+        let schema = try await CommandRunner.runTool("python3", [SchemaTests.checker, "schemas/plan.schema.json", folder.path + "/plan.json"])
+        #expect(schema.status == 0, "\(schema.stdout)\(schema.stderr)")
+    }
+
     @Test func planTouchesNothing() async throws {
         let out = CommandRunner.repository.appendingPathComponent("examples/out")
         let existed = FileManager.default.fileExists(atPath: out.path)

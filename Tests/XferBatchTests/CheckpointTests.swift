@@ -106,12 +106,17 @@ struct CheckpointRunTests {
     @Test func aDownloadThatCannotBeMovedIntoPlaceKeepsItsCompletePartialForTheNextRun() async throws {
         let t = try E()
         defer { t.cleanUp() }
-        let store = InMemoryCheckpointStore()
         let content = Array("0123456789".utf8)
         t.transport.script("https://x.org/a", [.body(content, headers: ["etag": "\"v1\""])])
         let plan = try t.plan(jobs: E.download("a", "https://x.org/a"))
         let final = t.folder.path + "/a.bin"
-        try FileManager.default.createDirectory(atPath: final + "/inside", withIntermediateDirectories: true)
+        // A folder appears at the destination during the first run's download (one there
+        // before fails the job at once; see DestinationTests).
+        let firstRun = Slot(true)
+        let store = FinishWatchingStore { _ in
+            guard firstRun.update({ first in defer { first = false }; return first }) else { return }
+            try? FileManager.default.createDirectory(atPath: final + "/inside", withIntermediateDirectories: true)
+        }
         let blocked = await t.run(plan, store: store)
         #expect(blocked.state("a") == .failed)
         let record = try #require(try store.load("a"))
@@ -365,21 +370,28 @@ extension CheckpointRunTests {
         let t = try E()
         defer { t.cleanUp() }
         t.transport.script("https://x.org/a", [.body(Array("ours".utf8))])
-        let store = LockProbingStore(partial: t.folder.path + "/a.bin.xferpart")
+        let partial = t.folder.path + "/a.bin.xferpart"
+        let lockedAtFinish = Slot<[Bool]>([])
+        let store = FinishWatchingStore { _ in
+            // What another run would try at this moment.
+            let fd = open(partial, O_RDONLY)
+            let refused = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0
+            if fd >= 0 { close(fd) }
+            lockedAtFinish.update { $0.append(refused) }
+        }
         let result = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a")), store: store)
         #expect(result.state("a") == .succeeded)
-        #expect(store.lockedAtFinish.withLock { $0 } == [true], "recorded, not yet renamed: another run cannot take it now")
+        #expect(lockedAtFinish.current == [true], "recorded, not yet renamed: another run cannot take it now")
     }
 }
 
-/// An in-memory store that, when a finished file is recorded (just before its rename),
-/// tries to lock the partial as another run would.
-final class LockProbingStore: CheckpointStore {
+/// An in-memory store that calls `beforeFinish` when a finished file is recorded, the
+/// moment just before its rename: to do there what another process might.
+final class FinishWatchingStore: CheckpointStore {
     let base = InMemoryCheckpointStore()
-    let partial: String
-    let lockedAtFinish = Mutex<[Bool]>([])
+    let beforeFinish: @Sendable (JobCheckpoint) -> Void
 
-    init(partial: String) { self.partial = partial }
+    init(beforeFinish: @escaping @Sendable (JobCheckpoint) -> Void) { self.beforeFinish = beforeFinish }
 
     func load(_ jobID: String) throws -> JobCheckpoint? { try base.load(jobID) }
     func save(_ checkpoint: JobCheckpoint) throws { try base.save(checkpoint) }
@@ -387,10 +399,7 @@ final class LockProbingStore: CheckpointStore {
     func all() throws -> [JobCheckpoint] { try base.all() }
 
     func saveFinishedFile(_ checkpoint: JobCheckpoint) throws {
-        let fd = open(partial, O_RDONLY)
-        let refused = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0
-        if fd >= 0 { close(fd) }
-        lockedAtFinish.withLock { $0.append(refused) }
+        beforeFinish(checkpoint)
         try base.save(checkpoint)
     }
 }

@@ -217,7 +217,7 @@ struct ExecutorTests {
         let result = await t.run(plan)
         #expect(result.job("one")?.result?.destination == t.folder.path + "/in/résumé.txt")
         #expect(result.state("two") == .failed)
-        #expect(result.job("two")?.lifecycle.reason?.contains("which job \"one\" already wrote") == true)
+        #expect(result.job("two")?.lifecycle.reason?.contains("which job \"one\" also writes") == true)
         #expect(FileManager.default.contents(atPath: t.folder.path + "/in/résumé.txt") == Data([1]))
         #expect(result.job("pic")?.result?.destination == t.folder.path + "/in/功.png")
     }

@@ -183,3 +183,39 @@ struct ExtractPlanningTests {
         #expect(lines.contains { $0.contains("jobs[1].extract.maxEntries: expected an integer from 1") })
     }
 }
+
+@Suite("Planning: the run's own files")
+struct OwnFilesPlanningTests {
+    typealias M = ManifestTesting
+
+    @Test func aDownloadToTheManifestItselfIsAnErrorAtItsPlace() {
+        let lines = M.problems(M.manifest(jobs: M.download("a", to: "b.bin") + "," + M.download("m", to: "./m.json"), extra: #""outputDir": ".","#))
+        #expect(lines.contains { $0.contains("jobs[1].download.to: writes /work/m.json, which is the manifest itself") })
+        #expect(lines.count == 1)
+    }
+
+    @Test func anArchiveToTheManifestItselfIsAnError() {
+        let jobs = M.download("a", to: "a.bin") + #", {"id": "z", "archive": {"from": ["a"], "to": "../m.json", "format": "zip"}}"#
+        let lines = M.problems(M.manifest(jobs: jobs, extra: #""outputDir": "out","#))
+        // Outside outputDir, and the manifest: both said.
+        #expect(lines.contains { $0.contains("jobs[1].archive.to: writes /work/m.json, which is the manifest itself") })
+    }
+
+    @Test func aDestinationInsideTheStateFoldersIsAnError() {
+        let file = M.problems(M.manifest(jobs: M.download("a", to: ".xferbatch/m.json/checkpoints.sqlite"), extra: #""outputDir": ".","#))
+        #expect(file.contains { $0.contains("jobs[0].download.to: writes inside /work/.xferbatch, where runs keep their checkpoints and locks") })
+        let folder = M.problems(M.manifest(jobs: M.download("a", to: ".xferbatch/"), extra: #""outputDir": ".","#))
+        #expect(folder.contains { $0.contains("jobs[0].download.to: writes inside /work/.xferbatch") })
+    }
+
+    @Test func anExtractionReplacingTheFolderThatHoldsTheManifestIsAnError() {
+        let jobs = M.download("a", to: "a.zip") + #", {"id": "x", "allowOutsideOutputDir": true, "extract": {"from": "a", "to": "../"}}"#
+        let lines = M.problems(M.manifest(jobs: jobs, extra: #""outputDir": "out","#))
+        #expect(lines.contains { $0.contains("jobs[1].extract.to: replaces /work/ as a whole, and it holds the manifest (/work/m.json)") })
+    }
+
+    @Test func aFileBesideTheManifestWithAnotherNameIsAllowed() throws {
+        let plan = try M.plan(M.manifest(jobs: M.download("a", to: "m.json.bak") + "," + M.download("b", to: "xferbatch/b"), extra: #""outputDir": ".","#))
+        #expect(plan.jobs.map(\.destination) == ["/work/m.json.bak", "/work/xferbatch/b"])
+    }
+}

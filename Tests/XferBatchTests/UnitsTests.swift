@@ -65,7 +65,8 @@ struct PathTextTests {
     }
 
     @Test(arguments: [("/m/out/a.bin", "/m", "out/a.bin"), ("/m/out/a.bin", "/m/", "out/a.bin"), ("/m", "/m", "/m"),
-                      ("/other/a.bin", "/m", "/other/a.bin"), ("/mx/a.bin", "/m", "/mx/a.bin"), ("/m/d\u{E9}j\u{E0}.txt", "/m", "d\u{E9}j\u{E0}.txt")])
+                      ("/other/a.bin", "/m", "/other/a.bin"), ("/mx/a.bin", "/m", "/mx/a.bin"), ("/m/d\u{E9}j\u{E0}.txt", "/m", "d\u{E9}j\u{E0}.txt"),
+                      ("/m/", "/m", "./"), ("/m/out/", "/m", "out/")])
     func pathsAreShownRelativeToTheManifestsFolderWhenInsideIt(path: String, base: String, shown: String) {
         #expect(PathText.display(path, relativeTo: base) == shown)
     }

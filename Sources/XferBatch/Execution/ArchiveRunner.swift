@@ -23,6 +23,9 @@ struct ArchiveRunner {
         }) {
             return previous
         }
+        if let problem = DestinationCheck.problem(at: spec.to, folderHint: DestinationCheck.archiveHint) {
+            throw DestinationCheck.failure(problem)
+        }
         let partial = spec.partialPath
         try Folders.create(PathText.parent(spec.to))
         let result: ArchiveWriter.Result

@@ -76,7 +76,7 @@ public final class Executor: Sendable {
 
     private func runJobs() async -> RunResult {
         let startedAt = clock.now()
-        var runner = JobRunner(transport: transport, secrets: SecretResolver(environment: environment), claims: PathClaims(),
+        var runner = JobRunner(transport: transport, secrets: SecretResolver(environment: environment), claims: PathClaims(plan: plan),
                                outputs: RunOutputs(), outputDirectory: plan.outputDirectory,
                                bandwidthPerTransfer: Self.bandwidthPerTransfer(plan), checkpoints: options.checkpoints,
                                forceUploads: options.force)

@@ -53,6 +53,9 @@ extension JobRunner {
         // (a new `to`) is of no use now, and its record is about to be replaced: deleted
         // first, so that no partial is ever left that no record names.
         if stored?.fingerprint != fingerprint, let old = stored?.partialPath, old != partial, old != d.to { unlink(old) }
+        if !intoFolder, let problem = DestinationCheck.problem(at: d.to, folderHint: DestinationCheck.downloadHint) {
+            throw DestinationCheck.failure(problem)
+        }
         try DiskSpace.check(folder: folder, needs: d.size.map { $0 - resumeFrom }, for: d.to)
         try folders.ensure(folder)
         // Usually new: created empty, it needs no truncation below (a system call per file).
@@ -194,8 +197,15 @@ extension JobRunner {
         if intoFolder {
             final = folder + FileNaming.name(contentDisposition: outcome.contentDisposition, finalURL: outcome.effectiveURL, jobID: job.id)
             if let owner = claims.claim(final, for: job.id) {
+                let whose = switch owner {
+                case .job(let id): "which job \"\(id)\" also writes"
+                case .manifest: "which is the manifest"
+                }
                 throw JobFailure(kind: .permanent, code: "name-taken",
-                                 message: "the server named the file \(PathText.lastComponent(final)), which job \"\(owner)\" already wrote")
+                                 message: "the server named the file \(PathText.lastComponent(final)), \(whose)")
+            }
+            if let problem = DestinationCheck.problem(at: final, folderHint: "the server named the file after it") {
+                throw DestinationCheck.failure(problem)
             }
         }
         // Recorded before the rename, so that no moment leaves a finished download without

@@ -69,11 +69,13 @@ enum PathText {
         return p[p.index(p.startIndex, offsetBy: f.count)] == UInt8(ascii: "/")
     }
 
-    /// `path` relative to `base` when inside it, else `path` itself (for display).
+    /// `path` relative to `base` when inside it, else `path` itself (for display). `base`
+    /// itself as a folder (`base + "/"`, a download into the output folder) is `./`.
     static func display(_ path: String, relativeTo base: String) -> String {
         guard isWithin(path, folder: base), path.utf8.count != base.utf8.count else { return path }
         let skip = base.utf8.count + (base.utf8.last == UInt8(ascii: "/") ? 0 : 1)
-        return String(decoding: path.utf8.dropFirst(skip), as: UTF8.self)
+        let relative = path.utf8.dropFirst(skip)
+        return relative.isEmpty ? "./" : String(decoding: relative, as: UTF8.self)
     }
 
     /// The folder of an absolute, normalised path: `/a/b/c` -> `/a/b`, `/a` -> `/`.

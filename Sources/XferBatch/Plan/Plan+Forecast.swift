@@ -11,6 +11,8 @@ public struct RunForecast: Sendable {
         case transfer
         /// An upload or archive done before: skipped if its inputs did not change.
         case skipIfUnchanged
+        /// The job would fail before transferring anything (see `DestinationCheck`).
+        case fails(reason: String)
     }
 
     /// What is known of an archive or extract job's input sizes before the run.
@@ -37,6 +39,10 @@ public struct RunForecast: Sendable {
             let previous = record.flatMap { $0.fingerprint == JobFingerprint.of(job) ? $0 : nil }
             switch job.action {
             case .download(let d):
+                if !d.namesFileAtRunTime, let problem = DestinationCheck.problem(at: d.to, folderHint: DestinationCheck.downloadHint) {
+                    actions.append(.fails(reason: problem))
+                    continue
+                }
                 let partial = d.partialPath(jobID: job.id)
                 switch DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current, file: FileStamp.of) {
                 case .upToDate(let path): actions.append(.upToDate(path: path))
@@ -51,7 +57,13 @@ public struct RunForecast: Sendable {
                     actions.append(.transfer)
                     needed += d.size ?? 0
                 }
-            case .upload, .archive, .extract:
+            case .archive(let a):
+                if let problem = DestinationCheck.problem(at: a.to, folderHint: DestinationCheck.archiveHint) {
+                    actions.append(.fails(reason: problem))
+                } else {
+                    actions.append(previous?.phase == .done ? .skipIfUnchanged : .transfer)
+                }
+            case .upload, .extract:
                 actions.append(previous?.phase == .done ? .skipIfUnchanged : .transfer)
             }
         }
@@ -76,6 +88,7 @@ public struct RunForecast: Sendable {
             case .extract: "extract"
             }
         case .skipIfUnchanged: "skip if unchanged since the last run"
+        case .fails(let reason): "fails: \(reason)"
         }
     }
 
@@ -88,6 +101,7 @@ public struct RunForecast: Sendable {
         case .verify: "verify"
         case .transfer: "transfer"
         case .skipIfUnchanged: "skip-if-unchanged"
+        case .fails: "fails"
         }
     }
 }

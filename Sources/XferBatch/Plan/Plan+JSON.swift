@@ -160,6 +160,7 @@ extension Plan {
                     if case .resume(let offset) = action { w.member("offset", offset) }
                     if case .upToDate(let path) = action { w.member("path", path) }
                     if case .verify(let path) = action { w.member("path", path) }
+                    if case .fails(let reason) = action { w.member("reason", reason) }
                     if let estimate = forecast?.inputs[job.index] {
                         w.member("inputBytes", estimate.bytes)
                         w.member("inputsOfUnknownSize", estimate.unknown)

@@ -2,8 +2,9 @@
 /// the manifest's folder. No network, no writes, no reads beyond its arguments.
 ///
 /// Checks made here (each names the JSON path it concerns): duplicate ids, unknown
-/// dependencies, cycles, destinations escaping `outputDir`, two jobs writing one file, and
-/// jobs reading a file another job writes without depending on it.
+/// dependencies, cycles, destinations escaping `outputDir`, two jobs writing one file,
+/// jobs reading a file another job writes without depending on it, and jobs writing the
+/// manifest or the state folders (`OwnFilesCheck`).
 public struct Planner: Sendable {
     public var environment: [String: String]
 
@@ -91,6 +92,7 @@ public struct Planner: Sendable {
             }
         }
         problems += DataflowCheck(jobs: jobs, planned: planned, outputs: outputs, graph: graph).problems()
+        problems += OwnFilesCheck(manifestPath: manifestPath, directory: directory).problems(jobs: jobs, planned: planned, outputs: outputs)
         if !problems.isEmpty { throw PlanningError(diagnostics: problems) }
         return Plan(name: manifest.name, manifestPath: manifestPath, directory: directory,
                     outputDirectory: outputDirectory, limits: manifest.limits, jobs: planned, graph: graph)

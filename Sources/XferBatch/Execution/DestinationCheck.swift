@@ -1,0 +1,40 @@
+import Foundation
+
+/// Whether a finished file may be renamed onto its destination: what is there now decides.
+///
+/// A run writes `<to>.xferpart` and renames it over `to`. Over a regular file that is the
+/// point (a new version replaces the old whole), and over a symbolic link it replaces the
+/// link and leaves its target alone, as `mv` does. Over anything else it is wrong: a
+/// folder makes the rename fail only after the whole download (EISDIR), and a device or a
+/// named pipe would be replaced by a regular file: as root, a job writing to `/dev/null`
+/// would put a file where every program's discarded output goes. So those fail the job
+/// before anything is transferred, and `plan` says so.
+public enum DestinationCheck {
+    /// Why nothing can be renamed onto `path`, or nil when it can. One `lstat(2)`.
+    /// - Parameter folderHint: what to suggest when `path` is a folder.
+    public static func problem(at path: String, folderHint: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }  // nothing there (or unreadable: the rename will say)
+        let what: String
+        switch info.st_mode & S_IFMT {
+        case S_IFREG, S_IFLNK: return nil
+        case S_IFDIR: return "\(path) is a folder; \(folderHint)"
+        case S_IFCHR: what = "a character device"
+        case S_IFBLK: what = "a block device"
+        case S_IFIFO: what = "a named pipe"
+        case S_IFSOCK: what = "a socket"
+        default: what = "not a regular file"
+        }
+        return "\(path) is \(what): a finished file is renamed into place, which would replace it; choose another destination"
+    }
+
+    /// The suggestion for a download whose `to` names an existing folder.
+    public static let downloadHint = "end \"to\" with / to download into it"
+    /// The suggestion for an archive whose `to` names an existing folder.
+    public static let archiveHint = "name the archive file, such as \"to\": \"<folder>/name.tar.gz\""
+
+    /// The failure of a job whose destination cannot take its file.
+    static func failure(_ problem: String) -> JobFailure {
+        JobFailure(kind: .local, code: "not-a-file", message: problem)
+    }
+}

@@ -1,0 +1,45 @@
+/// Keeps jobs off the files a run itself depends on: the manifest and the state folders
+/// beside it (`.xferbatch/`).
+///
+/// A download to the manifest's own path replaced the manifest with the download (seen:
+/// the run said "succeeded", the next one could not read its manifest), and one into
+/// `.xferbatch/` could overwrite the checkpoint database a run is writing. An extract job
+/// replaces its folder as a whole, so it may not hold either. Decided on the text of the
+/// paths, like every planner check; a file the server names at run time is checked when
+/// it is known (`PathClaims`).
+struct OwnFilesCheck {
+    /// The manifest, absolute.
+    let manifest: String
+    /// `.xferbatch/` beside the manifest: every manifest's default state folder.
+    let stateRoot: String
+
+    init(manifestPath: String, directory: String) {
+        manifest = directory == "/" ? "/" + PathText.lastComponent(manifestPath) : directory + "/" + PathText.lastComponent(manifestPath)
+        stateRoot = PathText.resolve(Plan.stateFolderName, against: directory)
+    }
+
+    /// What is wrong with writing `output` (a job's file, or its folder ending in `/`), if anything.
+    func problem(writing output: String, kind: JobKind) -> String? {
+        let folder = output.hasSuffix("/")
+        let bare = folder && output != "/" ? String(output.dropLast()) : output
+        if !folder, bare == manifest { return "writes \(bare), which is the manifest itself; choose another destination" }
+        if PathText.isWithin(bare, folder: stateRoot) {
+            return "writes inside \(stateRoot), where runs keep their checkpoints and locks; choose a destination outside it"
+        }
+        guard kind == .extract else { return nil }
+        for (path, what) in [(manifest, "the manifest"), (stateRoot, "the state folders")]
+        where PathText.isWithin(path, folder: bare) {
+            return "replaces \(output) as a whole, and it holds \(what) (\(path)); choose a folder that does not"
+        }
+        return nil
+    }
+
+    func problems(jobs: [Job], planned: [PlannedJob], outputs: [String?]) -> [Diagnostic] {
+        var problems: [Diagnostic] = []
+        for (i, output) in outputs.enumerated() {
+            guard let output, let problem = problem(writing: output, kind: planned[i].kind) else { continue }
+            problems.append(Diagnostic(JobPath.action(jobs[i], "to"), problem))
+        }
+        return problems
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import XferBatch
+import XferFixtures
+
+/// What a run does when the path it would write already holds something that is not a
+/// file, or a file it must not replace: the manifest, another job's destination.
+@Suite("Destinations")
+struct DestinationTests {
+    typealias E = ExecutorTesting
+
+    @Test func aDestinationThatIsAFolderFailsTheJobBeforeAnyRequest() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        try FileManager.default.createDirectory(atPath: t.folder.path + "/a.bin", withIntermediateDirectories: false)
+        t.transport.script("https://x.org/a", [.body([1, 2, 3])])
+        let result = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a")))
+        #expect(result.state("a") == .failed)
+        #expect(result.job("a")?.lifecycle.reason == "not-a-file: \(t.folder.path)/a.bin is a folder; end \"to\" with / to download into it")
+        #expect(t.transport.requests.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/a.bin.xferpart"))
+    }
+
+    @Test func aNamedPipeAtTheDestinationIsLeftInPlaceAndTheJobFails() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let pipe = t.folder.path + "/a.bin"
+        #expect(mkfifo(pipe, 0o644) == 0)
+        t.transport.script("https://x.org/a", [.body([1, 2, 3])])
+        let result = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a")))
+        #expect(result.state("a") == .failed)
+        #expect(result.job("a")?.lifecycle.reason?.contains("a.bin is a named pipe: a finished file is renamed into place, which would replace it") == true)
+        var info = stat()
+        #expect(lstat(pipe, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "still a pipe")
+        #expect(t.transport.requests.isEmpty)
+    }
+
+    @Test func aSymbolicLinkAtTheDestinationIsReplacedAndItsTargetKept() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let target = t.folder.path + "/elsewhere"
+        try Data([9]).write(to: URL(fileURLWithPath: target))
+        try FileManager.default.createSymbolicLink(atPath: t.folder.path + "/a.bin", withDestinationPath: target)
+        t.transport.script("https://x.org/a", [.body([1, 2, 3])])
+        let result = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a")))
+        #expect(result.state("a") == .succeeded)
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data([1, 2, 3]))
+        #expect(FileManager.default.contents(atPath: target) == Data([9]))
+    }
+
+    @Test func anArchiveWhoseDestinationIsAFolderFailsWithoutBuilding() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        try FileManager.default.createDirectory(atPath: t.folder.path + "/all.zip", withIntermediateDirectories: false)
+        t.transport.script("https://x.org/a", [.body([1, 2, 3])])
+        let jobs = E.download("a", "https://x.org/a") + #", {"id": "z", "archive": {"from": ["a"], "to": "all.zip"}}"#
+        let result = await t.run(try t.plan(jobs: jobs))
+        #expect(result.state("a") == .succeeded)
+        #expect(result.job("z")?.lifecycle.reason?.contains("all.zip is a folder; name the archive file") == true)
+        #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/all.zip.xferpart"))
+    }
+
+    @Test(arguments: [false, true])
+    func aFileTheServerNamesIsNeverWrittenOverAnotherJobsDestination(namedFirst: Bool) async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.body([1])])
+        t.transport.script("https://x.org/files/a.bin", [.body([2])])
+        // Either order (one at a time, by priority): the destination is the other job's
+        // from the start, not once it is written.
+        let jobs = E.download("a", "https://x.org/a", to: "in/a.bin", extra: #", "priority": \#(namedFirst ? 0 : 1)"#)
+            + "," + E.download("named", "https://x.org/files/a.bin", to: "in/", extra: #", "priority": \#(namedFirst ? 1 : 0)"#)
+        let result = await t.run(try t.plan(jobs: jobs, limits: #"{"concurrency": 1}"#))
+        #expect(t.startOrder == (namedFirst ? ["named", "a"] : ["a", "named"]))
+        #expect(result.state("a") == .succeeded)
+        #expect(result.state("named") == .failed)
+        #expect(result.job("named")?.lifecycle.reason == "name-taken: the server named the file a.bin, which job \"a\" also writes")
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/in/a.bin") == Data([1]))
+    }
+
+    @Test func aFileTheServerNamesAfterTheManifestLeavesTheManifestAlone() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let manifest = t.folder.path + "/m.json"  // ExecutorTesting plans "m.json" in its folder
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: manifest))
+        t.transport.script("https://x.org/m.json", [.body([1, 2, 3])])
+        let result = await t.run(try t.plan(jobs: E.download("m", "https://x.org/m.json", to: "./")))
+        #expect(result.job("m")?.lifecycle.reason == "name-taken: the server named the file m.json, which is the manifest")
+        #expect(FileManager.default.contents(atPath: manifest) == Data("{}".utf8))
+    }
+
+    @Test func planSaysWhichJobsWouldFailOnTheirDestination() throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        try FileManager.default.createDirectory(atPath: t.folder.path + "/a.bin", withIntermediateDirectories: false)
+        #expect(mkfifo(t.folder.path + "/b.bin", 0o644) == 0)
+        let plan = try t.plan(jobs: [E.download("a", "https://x.org/a"), E.download("b", "https://x.org/b"), E.download("c", "https://x.org/c")]
+            .joined(separator: ","))
+        let forecast = RunForecast(plan: plan, store: InMemoryCheckpointStore())
+        #expect(forecast.actions == [
+            .fails(reason: "\(t.folder.path)/a.bin is a folder; end \"to\" with / to download into it"),
+            .fails(reason: "\(t.folder.path)/b.bin is a named pipe: a finished file is renamed into place, which would replace it; choose another destination"),
+            .transfer,
+        ])
+    }
+}
