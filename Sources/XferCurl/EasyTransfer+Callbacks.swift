@@ -86,7 +86,10 @@ extension EasyTransfer {
         let status = responseCode()
         if isHTTP && !(200..<300).contains(status) { return true }  // captured, not written
         guard case .file(let fd, _) = request.destination else { return true }
-        request.onResponse?(status, responseHeaders)
+        if let refusal = request.onResponse?(status, responseHeaders) {
+            localFailure = refusal
+            return false
+        }
         writesToFile = true
         guard let from = request.resumeFrom, from > 0 else { return true }
         if !isHTTP {

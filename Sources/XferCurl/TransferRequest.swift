@@ -21,9 +21,10 @@ public struct TransferRequest: Sendable {
     public var options: Options
     /// Called once, on the engine's thread, when a successful response's first body byte
     /// arrives and before it is written, with the status and kept headers. Callers use it
-    /// to commit validators (ETag) before any byte lands, so that a killed run can resume.
-    /// Must be quick.
-    public var onResponse: (@Sendable (_ status: Int, _ headers: [String: String]) -> Void)?
+    /// to commit validators (ETag) before any byte lands, so that a killed run can resume,
+    /// and to refuse a body they cannot take (too large for the disk): an error returned
+    /// ends the transfer with it, nothing written. Must be quick.
+    public var onResponse: (@Sendable (_ status: Int, _ headers: [String: String]) -> TransferError?)?
     /// Called on the engine's thread with each run of body bytes just written to the
     /// destination file, in file order, so a caller can hash a small body while it is in
     /// the cache instead of reading the file back. Meant for requests without

@@ -10,6 +10,8 @@ public enum Fault: Sendable, Equatable {
     case drip(bytesPerSecond: Int)
     /// Announce `extra` more bytes than the body has, send the body, then close.
     case wrongContentLength(extra: Int)
+    /// Send the body chunked, without Content-Length, as servers do for generated content.
+    case chunked
     /// Answer a Range request with 200 and the whole body.
     case ignoreRange
     /// Replace the file's content (new ETag and Last-Modified) before answering.

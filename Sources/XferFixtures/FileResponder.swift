@@ -2,7 +2,7 @@ import Foundation
 import NIOHTTP1
 
 /// Serves one file: validators, conditional requests, a single byte range, and the
-/// body-level faults (drop, stall, drip, wrong length, ignored range).
+/// body-level faults (drop, stall, drip, wrong or no length, ignored range).
 struct FileResponder {
     let state: FixtureState
     let writer: ResponseWriter
@@ -41,7 +41,8 @@ struct FileResponder {
         }
         var announced = slice.count
         if case .wrongContentLength(let extra) = fault { announced += extra }
-        try await writer.head(status, headers + [("Content-Length", "\(announced)")])
+        // Without a length, NIO's encoder sends the body chunked.
+        try await writer.head(status, fault == .chunked ? headers : headers + [("Content-Length", "\(announced)")])
         switch fault {
         case .closeAfter(let n)?:
             try await writer.body(slice.prefix(n))

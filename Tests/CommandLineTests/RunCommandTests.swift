@@ -368,6 +368,8 @@ struct RunStateTests {
         let server = try await FixtureServer.start()
         let content = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 12) }
         server.addFile("big.bin", content)
+        // No length to check beforehand: the disk fills while the body arrives.
+        server.script("/files/big.bin", [.chunked])
         try #"{"version": 1, "outputDir": "\#(disk.path)", "jobs": [{"id": "big", "download": {"url": "\#(server.baseURL)/files/big.bin", "to": "big.bin"}}]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
         let arguments = ["run", scratch.path("m.json"), "--state", scratch.path("state")]
@@ -386,6 +388,30 @@ struct RunStateTests {
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(FileManager.default.contents(atPath: disk.path + "/big.bin") == Data(content))
         #expect(server.requests(to: "/files/big.bin").last?.header("Range") == "bytes=\(kept)-")
+    }
+
+    /// The manifest gave no size, but the response's Content-Length does: checked before
+    /// the first byte is written, so the disk is never filled, and no partial holds it.
+    @Test func aBodyLargerThanTheFreeSpaceIsRefusedBeforeItsFirstByteAndOthersGoOn() async throws {
+        guard let disk = SmallFilesystem.mount(bytes: 1 << 20) else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("cannot mount a tmpfs: CI runs as root") }
+            return
+        }
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        server.addFile("big.bin", [UInt8](repeating: 7, count: 3 << 20))
+        server.addFile("small.bin", [UInt8](repeating: 8, count: 1000))
+        try #"""
+            {"version": 1, "outputDir": "\#(disk.path)", "jobs": [
+              {"id": "big", "download": {"url": "\#(server.baseURL)/files/big.bin", "to": "big.bin"}},
+              {"id": "small", "download": {"url": "\#(server.baseURL)/files/small.bin", "to": "small.bin"}}]}
+            """#.write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let run = try await CommandRunner.run(["run", scratch.path("m.json"), "--state", scratch.path("state")])
+        await server.stop()
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("FAILED   big after 1 attempt: no-space: \(disk.path)/big.bin needs 3 MiB more, but only "), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: disk.path + "/big.bin.xferpart"), "nothing written")
+        #expect(FileManager.default.contents(atPath: disk.path + "/small.bin")?.count == 1000)
     }
 
     /// Foundation's errors ("NSCocoaErrorDomain error 512") never reach the user: each

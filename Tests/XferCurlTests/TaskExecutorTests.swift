@@ -13,7 +13,7 @@ struct TaskExecutorTests {
             let file = try t.openFile("here.bin")
             defer { close(file.fd) }
             var request = TransferRequest(url: t.url("/files/here.bin"), destination: .file(descriptor: file.fd, offset: 0))
-            request.onResponse = { _, _ in callbackThread.withLock { $0 = pthread_self() } }
+            request.onResponse = { _, _ in callbackThread.withLock { $0 = pthread_self() }; return nil }
             let (before, after, status) = try await withTaskExecutorPreference(t.engine.taskExecutor) {
                 let before = pthread_self()
                 let outcome = try await t.engine.perform(request, progress: TransferProgress())

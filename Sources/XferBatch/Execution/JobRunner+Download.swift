@@ -109,8 +109,18 @@ extension JobRunner {
         let offset = resumeFrom
         let store = checkpoints
         let interval = durableInterval
+        let destination = d.to
         request.onResponse = { status, headers in
             let length = headers["content-length"].flatMap { Int64($0) }
+            // A large body the disk cannot hold is refused before its first byte (the
+            // manifest's `size` was checked before the request; this is the server's
+            // Content-Length): a nightly run must not fill a disk other programs share, and
+            // then keep the partial that fills it. A 200 to a Range empties the partial
+            // first, which frees its bytes.
+            if let length, length > Self.resumableSize,
+               let shortfall = DiskSpace.shortfall(folder: folder, needs: status == 206 ? length : length - offset, for: destination) {
+                return TransferError(kind: .permanent, code: DiskSpace.failureCode, message: shortfall)
+            }
             // A large body is hashed while it arrives (see `FileDigest.Follower`).
             if status < 300, (length.map { $0 + (resuming ? offset : 0) } ?? Int64.max) >= FileDigest.followThreshold {
                 follower.update { if $0 == nil { $0 = FileDigest.Follower(path: partial) } }
@@ -119,7 +129,7 @@ extension JobRunner {
             // Committed before the first byte lands, so the partial's provenance is known.
             // Skipped for small bodies: a kill then costs a restart of at most
             // `resumableSize`, never a wrong byte, and small files need one commit, not two.
-            guard let store, (length ?? Int64.max) > Self.resumableSize else { return }
+            guard let store, (length ?? Int64.max) > Self.resumableSize else { return nil }
             var r = started
             r.etag = headers["etag"] ?? (resuming ? started.etag : nil)
             r.lastModified = headers["last-modified"] ?? (resuming ? started.lastModified : nil)
@@ -130,6 +140,7 @@ extension JobRunner {
                     if task == nil { task = Task { await Self.flushPeriodically(fd, every: interval, record: resumable, store: store) } }
                 }
             }
+            return nil
         }
         let outcome: TransferOutcome
         do {
