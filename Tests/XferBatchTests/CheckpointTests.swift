@@ -322,6 +322,70 @@ extension CheckpointRunTests {
         #expect(t.transport.requests.last?.ifNoneMatch == "\"v1\"")
     }
 
+    /// The sources' sizes, inodes and modification times as recorded: up to date without
+    /// reading them. Shown by a change the quick check cannot see (same size and time,
+    /// other bytes, as rsync's quick check would miss it): nothing is sent.
+    @Test func anUploadWhoseSourceKeepsItsStampIsUpToDateWithoutReadingIt() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let source = t.folder.appendingPathComponent("up.txt").path
+        try #require(FileManager.default.createFile(atPath: source, contents: Data("one".utf8)))
+        t.transport.script("https://x.org/u", [.body([])])
+        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "https://x.org/u"}}"#)
+        #expect(await t.run(plan, store: store).summary.succeeded == 1)
+        var info = stat()
+        try #require(stat(source, &info) == 0)
+        let handle = try #require(FileHandle(forWritingAtPath: source))
+        try handle.write(contentsOf: Data("ONE".utf8))
+        try handle.close()
+        let times = [info.st_atim, info.st_mtim]  // to the nanosecond (a Date would round it)
+        try #require(utimensat(AT_FDCWD, source, times, 0) == 0)
+        #expect(await t.run(plan, store: store).summary.upToDate == 1)
+        #expect(t.transport.requests.count == 1)
+    }
+
+    @Test func anUploadWhoseSourceWasOnlyTouchedIsUpToDateAndRemembersTheNewTime() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let source = t.folder.appendingPathComponent("up.txt").path
+        try #require(FileManager.default.createFile(atPath: source, contents: Data("one".utf8)))
+        t.transport.script("https://x.org/u", [.body([])])
+        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "https://x.org/u"}}"#)
+        #expect(await t.run(plan, store: store).summary.succeeded == 1)
+        let before = try store.load("u")?.etag
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: source)
+        #expect(await t.run(plan, store: store).summary.upToDate == 1, "the same content: not sent again")
+        let after = try store.load("u")?.etag
+        #expect(after != nil && after != before, "the new time is recorded, so the next run reads nothing")
+        #expect(t.transport.requests.count == 1)
+    }
+
+    /// A source written to while it is sent (a log, a file replaced): the server may hold
+    /// neither version. Not recorded as done; the retry sends it again.
+    @Test func aSourceThatChangesWhileItIsSentIsSentAgain() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let source = t.folder.appendingPathComponent("up.txt").path
+        try #require(FileManager.default.createFile(atPath: source, contents: Data("one".utf8)))
+        t.transport.script("https://x.org/u", [.body([])])
+        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "https://x.org/u"}}"#)
+        let sends = Slot(0)
+        let appending = EditingTransport(base: t.transport) {
+            // The first send sees the file grow under it.
+            if sends.update({ $0 += 1; return $0 }) == 1 { _ = FileManager.default.createFile(atPath: source, contents: Data("one, two".utf8)) }
+        }
+        let result = await Executor(plan: plan, transport: appending, clock: t.clock, events: t.events, environment: [:],
+                                    options: .init(checkpoints: store), random: { 0.5 }).run()
+        #expect(result.state("u") == .succeeded)
+        let attempts = try #require(result.job("u")?.lifecycle.attempts)
+        #expect(attempts.count == 2)
+        #expect(attempts.first?.failure?.code == "source-changed")
+        #expect(try store.load("u")?.sha256 == FileDigest.sha256(ofText: "one, two"), "recorded: what the second send read")
+    }
+
     /// What the server holds is no longer known to be the source, so the upload is not done.
     @Test func aFailedUploadOfAChangedSourceIsNoLongerDone() async throws {
         let t = try E()
@@ -750,5 +814,16 @@ struct FollowerTests {
         try Data("hello".utf8).write(to: URL(fileURLWithPath: path))
         let follower = try #require(FileDigest.Follower(path: path))
         #expect(await follower.finish(length: 6) == nil)
+    }
+}
+
+/// A transport that does something (to the files, say) as each transfer starts.
+struct EditingTransport: Transport {
+    let base: any Transport
+    let onPerform: @Sendable () -> Void
+
+    func perform(_ request: TransferRequest, progress: TransferProgress) async throws(TransferError) -> TransferOutcome {
+        onPerform()
+        return try await base.perform(request, progress: progress)
     }
 }

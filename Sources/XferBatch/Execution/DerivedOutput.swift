@@ -4,10 +4,8 @@ import Foundation
 /// disk: redone only when an input changed.
 ///
 /// "Changed" is read from a digest of the inputs' names, sizes, inode numbers and
-/// modification times (stored in the checkpoint's `etag` field): cheap for gigabytes of
-/// inputs. A download that lands again is a new inode (it is renamed into place), even
-/// within one tick of the file-system clock; content edited in place within the same tick
-/// and size would go unnoticed, and no job of ours does that.
+/// modification times (`FileStamp.inputs`, stored in the checkpoint's `etag` field): cheap
+/// for gigabytes of inputs.
 struct DerivedOutput {
     let job: PlannedJob
     let checkpoints: (any CheckpointStore)?
@@ -21,14 +19,7 @@ struct DerivedOutput {
         self.job = job
         self.checkpoints = checkpoints
         self.fingerprint = JobFingerprint.of(job)
-        var total: Int64 = 0
-        self.inputs = FileDigest.sha256(ofText: files.map { file in
-            var info = stat()
-            guard stat(file.path, &info) == 0 else { return "\(file.name)\u{1F}missing" }
-            total += Int64(info.st_size)
-            return "\(file.name)\u{1F}\(info.st_size)\u{1F}\(info.st_ino)\u{1F}\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
-        }.joined(separator: "\n"))
-        self.inputBytes = total
+        (self.inputs, self.inputBytes) = FileStamp.inputs(files)
     }
 
     /// The previous run's result when the job and its inputs are unchanged and the output
