@@ -33,10 +33,7 @@ struct CheckpointRunTests {
         let t = try E()
         defer { t.cleanUp() }
         let store = InMemoryCheckpointStore()
-        let source = t.folder.appendingPathComponent("up.txt").path
-        _ = FileManager.default.createFile(atPath: source, contents: Data("one".utf8))
-        t.transport.script("https://x.org/u", [.body([])])
-        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "https://x.org/u"}}"#)
+        let (plan, source) = try Self.oneUpload(t)
         _ = await t.run(plan, store: store)
         _ = FileManager.default.createFile(atPath: source, contents: Data("two".utf8))
         #expect(await t.run(plan, store: store).summary.succeeded == 1)
@@ -329,10 +326,7 @@ extension CheckpointRunTests {
         let t = try E()
         defer { t.cleanUp() }
         let store = InMemoryCheckpointStore()
-        let source = t.folder.appendingPathComponent("up.txt").path
-        try #require(FileManager.default.createFile(atPath: source, contents: Data("one".utf8)))
-        t.transport.script("https://x.org/u", [.body([])])
-        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "https://x.org/u"}}"#)
+        let (plan, source) = try Self.oneUpload(t)
         #expect(await t.run(plan, store: store).summary.succeeded == 1)
         var info = stat()
         try #require(stat(source, &info) == 0)
@@ -349,10 +343,7 @@ extension CheckpointRunTests {
         let t = try E()
         defer { t.cleanUp() }
         let store = InMemoryCheckpointStore()
-        let source = t.folder.appendingPathComponent("up.txt").path
-        try #require(FileManager.default.createFile(atPath: source, contents: Data("one".utf8)))
-        t.transport.script("https://x.org/u", [.body([])])
-        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "https://x.org/u"}}"#)
+        let (plan, source) = try Self.oneUpload(t)
         #expect(await t.run(plan, store: store).summary.succeeded == 1)
         let before = try store.load("u")?.etag
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: source)
@@ -368,10 +359,7 @@ extension CheckpointRunTests {
         let t = try E()
         defer { t.cleanUp() }
         let store = InMemoryCheckpointStore()
-        let source = t.folder.appendingPathComponent("up.txt").path
-        try #require(FileManager.default.createFile(atPath: source, contents: Data("one".utf8)))
-        t.transport.script("https://x.org/u", [.body([])])
-        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "https://x.org/u"}}"#)
+        let (plan, source) = try Self.oneUpload(t)
         let sends = Slot(0)
         let appending = EditingTransport(base: t.transport) {
             // The first send sees the file grow under it.
@@ -386,15 +374,20 @@ extension CheckpointRunTests {
         #expect(try store.load("u")?.sha256 == FileDigest.sha256(ofText: "one, two"), "recorded: what the second send read")
     }
 
+    /// A plan uploading `up.txt` (holding "one") to https://x.org/u, which gives `answers`.
+    static func oneUpload(_ t: E, answers: [InMemoryTransport.Answer] = [.body([])]) throws -> (plan: Plan, source: String) {
+        let source = t.folder.appendingPathComponent("up.txt").path
+        try #require(FileManager.default.createFile(atPath: source, contents: Data("one".utf8)))
+        t.transport.script("https://x.org/u", answers)
+        return (try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "https://x.org/u"}}"#), source)
+    }
+
     /// What the server holds is no longer known to be the source, so the upload is not done.
     @Test func aFailedUploadOfAChangedSourceIsNoLongerDone() async throws {
         let t = try E()
         defer { t.cleanUp() }
         let store = InMemoryCheckpointStore()
-        let source = t.folder.appendingPathComponent("up.txt").path
-        try #require(FileManager.default.createFile(atPath: source, contents: Data("one".utf8)))
-        t.transport.script("https://x.org/u", [.body([]), .failure(Self.http(403))])
-        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "https://x.org/u"}}"#)
+        let (plan, source) = try Self.oneUpload(t, answers: [.body([]), .failure(Self.http(403))])
         #expect(await t.run(plan, store: store).summary.succeeded == 1)
         try #require(FileManager.default.createFile(atPath: source, contents: Data("two".utf8)))
         #expect(await t.run(plan, store: store).summary.failed == 1)
