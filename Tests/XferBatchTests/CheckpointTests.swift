@@ -779,6 +779,18 @@ struct FollowerTests {
         await #expect(throws: JobFailure.self) { try await FileDigest.sha256Async(ofFileAt: "/nonexistent/xferbatch-hash") }
     }
 
+    @Test func hashingALargeFileStopsWhenItsTaskIsCancelled() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-hash-\(UUID().uuidString)").path
+        defer { unlink(path) }
+        try Data(count: 4 << 20).write(to: URL(fileURLWithPath: path))
+        let hashing = Task { try await FileDigest.sha256Async(ofFileAt: path) }
+        hashing.cancel()
+        await #expect { _ = try await hashing.value } throws: { ($0 as? JobFailure)?.kind == .cancelled }
+        let cancelled = BlockingWork.Cancellation()
+        cancelled.cancel()
+        #expect(throws: JobFailure.self, "stops at the first block") { try FileDigest.sha256(ofFileAt: path, cancellation: cancelled) }
+    }
+
     @Test func aBodyHashedAsItIsWrittenHasTheDigestOfItsBytes() {
         let text = String(repeating: "0123456789", count: 5_000)
         let body = Array(text.utf8)

@@ -14,6 +14,12 @@ public enum FileDigest {
     }
 
     public static func sha256(ofFileAt path: String) throws -> String {
+        try sha256(ofFileAt: path, cancellation: nil)
+    }
+
+    /// The same, stopping between blocks once `cancellation` is set (a job given up while
+    /// it hashes a large file does not wait for the rest of it).
+    static func sha256(ofFileAt path: String, cancellation: BlockingWork.Cancellation?) throws -> String {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw JobFailure(kind: .local, code: "ENOENT", message: "cannot read \(path) to check its SHA-256")
@@ -29,6 +35,7 @@ public enum FileDigest {
                 throw JobFailure(kind: .local, code: "EIO", message: "cannot read \(path): \(String(cString: strerror(errno)))")
             }
             if n == 0 { break }
+            if cancellation?.isCancelled == true { throw JobFailure(kind: .cancelled, code: "cancelled", message: "cancelled") }
             hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<n]))
         }
         return hex(hasher.finalize())

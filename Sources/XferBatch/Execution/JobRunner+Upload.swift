@@ -7,8 +7,7 @@ extension JobRunner {
         var request = try self.request(u.url, t)
         request.method = u.method == .post ? .post : .put
         request.options.createMissingDirectories = u.createMissingDirectories
-        var digest: String? = nil
-        var sources: [String] = []
+        let sources: [String]
         switch u.body {
         case .file(let path):
             sources = [path]
@@ -32,20 +31,25 @@ extension JobRunner {
         if let done, done.etag == stamp {
             return AttemptResult(bytes: done.bytes, destination: u.url.redacted, sha256: done.sha256, httpStatus: nil, upToDate: true)
         }
-        // What is sent: the raw body's SHA-256, or a digest of the parts' digests.
-        var digests: [String] = []
-        for path in sources { digests.append(try await FileDigest.sha256Async(ofFileAt: path)) }
-        digest = digests.count == 1 ? digests[0] : FileDigest.sha256(ofText: digests.joined(separator: "\n"))
-        if var done, done.sha256 == digest {
-            done.etag = stamp
-            try commit(done)
-            return AttemptResult(bytes: done.bytes, destination: u.url.redacted, sha256: digest, httpStatus: nil, upToDate: true)
-        }
+        let digest: String
         let outcome: TransferOutcome
-        do {
-            outcome = try await transport.perform(request, progress: progress)
-        } catch {
-            throw Self.failure(error)
+        if var done {
+            // Sent before, and a source's stamp changed since: its content decides.
+            digest = try await Self.digest(of: sources)
+            if done.sha256 == digest {
+                done.etag = stamp
+                try commit(done)
+                return AttemptResult(bytes: done.bytes, destination: u.url.redacted, sha256: digest, httpStatus: nil, upToDate: true)
+            }
+            outcome = try await send(request, progress: progress)
+        } else {
+            // Nothing to compare with: hashed while it is sent (large files on a thread of
+            // their own, from the page cache), not before; the stamp check below makes
+            // sure what was hashed is what was sent. A 1 GiB source then costs one read's
+            // time, not two.
+            async let hashed = Self.digest(of: sources)
+            outcome = try await send(request, progress: progress)
+            digest = try await hashed
         }
         // Sent while a source changed (a log still written, a file replaced): the server
         // may hold bytes of both versions, and not the content hashed above. Not recorded
@@ -60,5 +64,20 @@ extension JobRunner {
                                  etag: stamp, sha256: digest, updatedAt: Date().timeIntervalSince1970))
         return AttemptResult(bytes: outcome.bytesTransferred, destination: u.url.redacted, sha256: digest,
                              httpStatus: outcome.status == 0 ? nil : outcome.status)
+    }
+
+    /// What an upload sends, as recorded: the raw body's SHA-256, or a digest of the parts' digests.
+    private static func digest(of sources: [String]) async throws -> String {
+        var digests: [String] = []
+        for path in sources { digests.append(try await FileDigest.sha256Async(ofFileAt: path)) }
+        return digests.count == 1 ? digests[0] : FileDigest.sha256(ofText: digests.joined(separator: "\n"))
+    }
+
+    private func send(_ request: TransferRequest, progress: TransferProgress) async throws(JobFailure) -> TransferOutcome {
+        do {
+            return try await transport.perform(request, progress: progress)
+        } catch {
+            throw Self.failure(error)
+        }
     }
 }
