@@ -414,6 +414,36 @@ struct RunStateTests {
         #expect(FileManager.default.contents(atPath: disk.path + "/small.bin")?.count == 1000)
     }
 
+    /// Each alone fits the disk, both do not: the second to answer is refused before its
+    /// first byte, instead of both filling the disk and one failing with ENOSPC.
+    @Test func twoDownloadsUnderWayCannotPromiseTheDiskMoreThanItHas() async throws {
+        guard let disk = SmallFilesystem.mount(bytes: 2 << 20) else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("cannot mount a tmpfs: CI runs as root") }
+            return
+        }
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        for name in ["a.bin", "b.bin"] {
+            server.addFile(name, [UInt8](repeating: 7, count: 3 << 19))
+            server.script("/files/\(name)", [.drip(bytesPerSecond: 4 << 20)])  // both under way at once
+        }
+        try #"""
+            {"version": 1, "outputDir": "\#(disk.path)", "jobs": [
+              {"id": "a", "download": {"url": "\#(server.baseURL)/files/a.bin", "to": "a.bin"}},
+              {"id": "b", "download": {"url": "\#(server.baseURL)/files/b.bin", "to": "b.bin"}}]}
+            """#.write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let run = try await CommandRunner.run(["run", scratch.path("m.json"), "--state", scratch.path("state")])
+        await server.stop()
+        #expect(run.status == 1)
+        #expect(run.stdout.hasPrefix("Done: 1 succeeded, 1 failed of 2 jobs"), "\(run.stdout)")
+        // The free space and the promise both shrink by what the first has written so far.
+        #expect(run.stderr.range(of: #"no-space: \S+/[ab]\.bin needs 1\.5 MiB more, but only [0-9.]+ [KM]iB is free there \([0-9.]+ [KM]iB of it promised to downloads under way\)"#,
+                                 options: .regularExpression) != nil, "\(run.stderr)")
+        #expect(!run.stderr.contains("ENOSPC"))
+        let kept = try FileManager.default.contentsOfDirectory(atPath: disk.path)
+        #expect(kept.count == 1 && kept.allSatisfy { $0.hasSuffix(".bin") }, "one file, no partial: \(kept)")
+    }
+
     /// Foundation's errors ("NSCocoaErrorDomain error 512") never reach the user: each
     /// message names the folder and the file in its way.
     @Test func aFileWhereAFolderShouldBeFailsThoseJobsWithAMessageNamingIt() async throws {

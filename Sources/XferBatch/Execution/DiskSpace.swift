@@ -1,29 +1,30 @@
 import Foundation
 
-/// The free-space check before a download of known size (the manifest's `size`, or the
-/// response's Content-Length before its first byte is written): too little space fails
-/// the job at once, with the numbers, instead of filling the disk halfway.
+/// Free space on the file system a download writes to. Runs check it through
+/// `SpaceReservations` (before a download of known size, and when a response announces
+/// its length, before the first byte is written); `plan` compares it with the bytes a
+/// run would fetch.
 enum DiskSpace {
-    /// Free bytes on the file system holding `folder` (its nearest existing ancestor).
+    /// Free bytes (for unprivileged users) on the file system holding `folder`, or its
+    /// nearest existing ancestor.
     static func free(at folder: String) -> Int64? {
+        fileSystem(of: folder)?.free
+    }
+
+    /// The device and free bytes of the file system holding `folder` (its nearest existing
+    /// ancestor): the device tells which downloads share a disk.
+    static func fileSystem(of folder: String) -> (device: UInt64, free: Int64)? {
         var path = folder
-        while !FileManager.default.fileExists(atPath: path), path != "/", !path.isEmpty {
-            path = (path as NSString).deletingLastPathComponent
+        var info = stat()
+        while stat(path, &info) != 0 {
+            guard path != "/", !path.isEmpty else { return nil }
+            path = PathText.parent(path)
         }
-        return (try? FileManager.default.attributesOfFileSystem(forPath: path))?[.systemFreeSize].flatMap { ($0 as? NSNumber)?.int64Value }
+        var fs = statvfs()
+        guard statvfs(path, &fs) == 0 else { return nil }
+        return (UInt64(info.st_dev), Int64(fs.f_bavail) * Int64(fs.f_frsize))
     }
 
-    /// Fails with `no-space` when `folder`'s file system has less than `bytes` free.
-    static func check(folder: String, needs bytes: Int64?, for destination: String) throws {
-        guard let bytes, let shortfall = shortfall(folder: folder, needs: bytes, for: destination) else { return }
-        throw JobFailure(kind: .permanent, code: failureCode, message: shortfall)
-    }
-
-    /// What is missing, in words, or nil when `bytes` fit (or the free space is unknown).
-    static func shortfall(folder: String, needs bytes: Int64, for destination: String) -> String? {
-        guard bytes > 0, let free = free(at: folder), free < bytes else { return nil }
-        return "\(destination) needs \(ByteSize.format(bytes)) more, but only \(ByteSize.format(free)) is free there"
-    }
-
+    /// The failure code of a download the disk cannot hold.
     static let failureCode = "no-space"
 }

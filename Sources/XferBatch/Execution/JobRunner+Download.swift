@@ -56,7 +56,12 @@ extension JobRunner {
         if !intoFolder, let problem = DestinationCheck.problem(at: d.to, folderHint: DestinationCheck.downloadHint) {
             throw DestinationCheck.failure(problem)
         }
-        try DiskSpace.check(folder: folder, needs: d.size.map { $0 - resumeFrom }, for: d.to)
+        // Whatever this attempt admits is released when it ends: done, its bytes are in
+        // the free space figure; failed, they are no longer promised.
+        defer { space.release(job.id) }
+        if let size = d.size, let shortfall = space.admit(job.id, partial: partial, total: size, written: resumeFrom, folder: folder, for: d.to) {
+            throw JobFailure(kind: .permanent, code: DiskSpace.failureCode, message: shortfall)
+        }
         try folders.ensure(folder)
         // Usually new: created empty, it needs no truncation below (a system call per file).
         let new = resumeFrom == 0 ? open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) : -1
@@ -110,15 +115,17 @@ extension JobRunner {
         let store = checkpoints
         let interval = durableInterval
         let destination = d.to
+        let space = self.space
         request.onResponse = { status, headers in
             let length = headers["content-length"].flatMap { Int64($0) }
-            // A large body the disk cannot hold is refused before its first byte (the
-            // manifest's `size` was checked before the request; this is the server's
-            // Content-Length): a nightly run must not fill a disk other programs share, and
-            // then keep the partial that fills it. A 200 to a Range empties the partial
-            // first, which frees its bytes.
+            // A large body the disk cannot hold, beside what other downloads under way
+            // still need, is refused before its first byte (the manifest's `size` was
+            // admitted before the request; this is the server's Content-Length): a nightly
+            // run must not fill a disk other programs share, and then keep the partials
+            // that fill it. A 200 to a Range empties the partial first.
             if let length, length > Self.resumableSize,
-               let shortfall = DiskSpace.shortfall(folder: folder, needs: status == 206 ? length : length - offset, for: destination) {
+               let shortfall = space.admit(job.id, partial: partial, total: status == 206 ? offset + length : length,
+                                           written: status == 206 ? offset : 0, folder: folder, for: destination) {
                 return TransferError(kind: .permanent, code: DiskSpace.failureCode, message: shortfall)
             }
             // A large body is hashed while it arrives (see `FileDigest.Follower`).

@@ -15,6 +15,8 @@ struct JobRunner: Sendable {
     let claims: PathClaims
     let outputs: RunOutputs
     let folders = KnownFolders()
+    /// The space downloads under way still need, shared by every attempt of the run.
+    let space = SpaceReservations()
     let outputDirectory: String
     /// Bytes per second each transfer may use: `limits.bandwidth` split evenly over the
     /// transfer slots (nil: unlimited). See `Limits.bandwidth`.
