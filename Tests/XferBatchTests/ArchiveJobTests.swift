@@ -91,6 +91,48 @@ struct ArchiveJobTests {
         #expect(third.job("z")?.result?.upToDate == false)
     }
 
+    /// As `tar -czf d.tar.gz d` packs a folder: every file under it, named by its path.
+    @Test func aFolderInputIsPackedWithEveryFileUnderItAndRebuiltWhenOneIsAdded() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        try FileManager.default.createDirectory(atPath: t.folder.path + "/d/sub", withIntermediateDirectories: true)
+        try Data("a".utf8).write(to: t.folder.appendingPathComponent("d/a.txt"))
+        try Data("bb".utf8).write(to: t.folder.appendingPathComponent("d/sub/b.txt"))
+        let jobs = #"{"id": "z", "archive": {"from": ["d"], "to": "d.tar"}}"#
+        let first = await t.run(try t.plan(jobs: jobs), store: store)
+        #expect(first.state("z") == .succeeded)
+        #expect(first.job("z")?.result?.archive?.entries == 2)
+        #expect(first.job("z")?.result?.archive?.bytesIn == 3)
+        #expect(try Self.tarNames(t.folder.path + "/d.tar") == ["d/a.txt", "d/sub/b.txt"])
+        #expect(await t.run(try t.plan(jobs: jobs), store: store).job("z")?.result?.upToDate == true)
+        try Data("c".utf8).write(to: t.folder.appendingPathComponent("d/sub/c.txt"))
+        let third = await t.run(try t.plan(jobs: jobs), store: store)
+        #expect(third.job("z")?.result?.upToDate == false)
+        #expect(third.job("z")?.result?.archive?.entries == 3)
+    }
+
+    @Test func anEmptyFolderInputFailsTheArchiveSayingSo() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        try FileManager.default.createDirectory(atPath: t.folder.path + "/d/empty", withIntermediateDirectories: true)
+        let result = await t.run(try t.plan(jobs: #"{"id": "z", "archive": {"from": ["d"], "to": "d.tar"}}"#))
+        #expect(result.job("z")?.lifecycle.reason == "missing-input: the folder \(t.folder.path)/d holds no files")
+    }
+
+    /// Entry names of a tar file, read by the system's tar.
+    static func tarNames(_ path: String) throws -> [String] {
+        let tar = Process()
+        tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        tar.arguments = ["tar", "-tf", path]
+        let out = Pipe()
+        tar.standardOutput = out
+        try tar.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        tar.waitUntilExit()
+        return text.split(separator: "\n").map(String.init)
+    }
+
     @Test func anArchiveChangedSinceItWasBuiltIsBuiltAgain() async throws {
         let t = try E()
         defer { t.cleanUp() }

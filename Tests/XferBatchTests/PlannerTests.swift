@@ -86,6 +86,16 @@ struct PlannerTests {
         #expect(lines.contains { $0.contains("jobs[1].archive.from[0]: matches /work/logs/a.log, which job \"a\" writes, but does not depend on it") })
     }
 
+    @Test func aFolderInputNeedsEveryJobWritingInsideIt() throws {
+        let jobs = M.download("a", to: "d/a.bin") + "," + M.download("b", to: "d/sub/") + "," + M.download("c", to: "other.bin")
+        let without = M.problems(M.manifest(jobs: jobs + #", {"id": "z", "archive": {"from": ["d"], "to": "d.tar"}}"#))
+        #expect(without.contains { $0.contains("jobs[3].archive.from[0]: takes the files in /work/d, where job \"a\" writes /work/d/a.bin, but does not depend on it") })
+        #expect(without.contains { $0.contains("where job \"b\" writes /work/d/sub/") })
+        #expect(without.count == 2)
+        let with = try M.plan(M.manifest(jobs: jobs + #", {"id": "z", "dependsOn": ["a", "b"], "archive": {"from": ["d"], "to": "d.tar"}}"#))
+        #expect(with.jobs[3].dependsOn == ["a", "b"])
+    }
+
     @Test func anArchiveOfAnUploadIsAnError() {
         let jobs = #"{"id": "u", "upload": {"from": "x", "url": "https://x.org/u"}}, {"id": "z", "archive": {"from": ["u"], "to": "z.tar"}}"#
         let lines = M.problems(M.manifest(jobs: jobs))

@@ -62,8 +62,11 @@ struct ArchiveRunner {
                 }
                 files.append(path)
             case .path(let pattern):
-                let matches = Glob.isPattern(pattern) ? Self.expand(pattern) : [pattern]
-                if matches.isEmpty { throw JobFailure(kind: .permanent, code: "missing-input", message: "nothing matches \(pattern)") }
+                let matches = Self.files(of: pattern)
+                if matches.isEmpty {
+                    throw JobFailure(kind: .permanent, code: "missing-input",
+                                     message: Glob.isPattern(pattern) ? "nothing matches \(pattern)" : "the folder \(pattern) holds no files")
+                }
                 files += matches
             }
         }
@@ -72,6 +75,15 @@ struct ArchiveRunner {
             ArchiveWriter.Entry(name: prefix + PathText.display(path, relativeTo: outputDirectory).split(separator: "/").joined(separator: "/"),
                                 sourcePath: path)
         }.sorted { $0.name < $1.name }
+    }
+
+    /// The files a path input stands for: a glob's matches, every file under a folder (as
+    /// `tar` packs a folder; empty folders are not kept), or the file itself.
+    static func files(of input: String) -> [String] {
+        if Glob.isPattern(input) { return expand(input) }
+        var info = stat()
+        if stat(input, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return expand(input + "/**") }
+        return [input]
     }
 
     /// Files under the pattern's fixed leading folder that match it.

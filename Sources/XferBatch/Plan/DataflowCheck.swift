@@ -41,6 +41,7 @@ struct DataflowCheck {
             }
             if case .archive = p.action {
                 problems += globInputs(p, writer: writer, folders: folders)
+                problems += folderInputs(p)
             }
         }
         return problems
@@ -91,6 +92,24 @@ struct DataflowCheck {
         case .download, .extract:
             return []
         }
+    }
+
+    /// An archive input that is a folder takes every file under it (`ArchiveRunner.files`),
+    /// so a job writing anywhere inside it must run first. Whether a path is a folder is
+    /// not known here (nothing is read); a job writing inside it says that it is.
+    private func folderInputs(_ p: PlannedJob) -> [Diagnostic] {
+        var problems: [Diagnostic] = []
+        for (k, input) in p.inputs.enumerated() {
+            guard case .path(let folder) = input, !Glob.isPattern(folder) else { continue }
+            for (w, output) in outputs.enumerated() where w != p.index {
+                guard let out = output, out != folder, !graph.depends(p.index, on: w) else { continue }
+                let bare = out.hasSuffix("/") ? String(out.dropLast()) : out
+                guard bare == folder || PathText.isWithin(bare, folder: folder) else { continue }
+                problems.append(Diagnostic(JobPath.action(jobs[p.index], "from").appending(index: k),
+                                           "takes the files in \(folder), where job \"\(planned[w].id)\" writes \(out), but does not depend on it; add \"dependsOn\": [\"\(planned[w].id)\"]"))
+            }
+        }
+        return problems
     }
 
     /// An archive glob must only match outputs of jobs the archive depends on.

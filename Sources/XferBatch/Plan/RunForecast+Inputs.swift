@@ -25,8 +25,7 @@ extension RunForecast {
                             estimate.unknown += 1
                         }
                     case .path(let pattern):
-                        let files = Glob.isPattern(pattern) ? ArchiveRunner.expand(pattern) : [pattern]
-                        let sizes = files.compactMap(DownloadStart.size(of:))
+                        let sizes = ArchiveRunner.files(of: pattern).compactMap(DownloadStart.size(of:))
                         estimate.bytes += sizes.reduce(0, +)
                         if sizes.isEmpty { estimate.unknown += 1 }
                     }
