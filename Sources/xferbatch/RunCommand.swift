@@ -72,6 +72,11 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         LogSetup.bootstrap()
         var plan = try options.loadPlan()
+        for (option, path) in [("--report", report), ("--junit", junit)] {
+            guard let path, let problem = ReportFile.problem(writing: path) else { continue }
+            StandardStreams.writeError("xferbatch: \(option): cannot write \(path): \(problem)\n")
+            throw ExitCode(ExitStatus.invalidInput.rawValue)
+        }
         if let warning = OpenFileLimit.fit(&plan.limits, openFiles: OpenFileLimit.raise()) {
             StandardStreams.writeError("xferbatch: warning: \(warning)\n")
         }
@@ -144,22 +149,30 @@ struct RunCommand: AsyncParsableCommand {
         display?.finish()
         engine.shutdown()
         var reportWritten = false
+        var reportFailed = false
         if let report {
             let fingerprint = (try? FileDigest.sha256(ofFileAt: options.manifest)) ?? ""
             let bytes = RunReport(result: result, plan: plan, manifestFingerprint: fingerprint, startedAt: startedAt).json()
             if let reason = ReportFile.write(bytes, to: report) {
                 StandardStreams.writeError("xferbatch: cannot write the report to \(report): \(reason)\n")
+                reportFailed = true
             } else {
                 reportWritten = true
             }
         }
         if let junit, let reason = ReportFile.write(Array(JUnitReport(result: result, plan: plan).xml().utf8), to: junit) {
             StandardStreams.writeError("xferbatch: cannot write the JUnit report to \(junit): \(reason)\n")
+            reportFailed = true
         }
-        StandardStreams.write(result.summaryText())
-        if reportWritten, let report { StandardStreams.write("Report: \(report)\n") }
+        // With --events -, stdout carries JSON Lines only: the summary goes to stderr.
+        let toStderr = events == "-"
+        let summary = { (text: String) in toStderr ? StandardStreams.writeError(text) : StandardStreams.write(text) }
+        summary(result.summaryText())
+        if reportWritten, let report { summary("Report: \(report)\n") }
         withExtendedLifetime(lock) {}
-        let status: ExitStatus = result.summary.interrupted ? (signals.received == SIGTERM ? .terminated : .interrupted) : result.exitStatus
+        var status: ExitStatus = result.summary.interrupted ? (signals.received == SIGTERM ? .terminated : .interrupted) : result.exitStatus
+        // A report a cron job or CI step reads is part of the result: missing, the run did not succeed.
+        if reportFailed, status == .success { status = .jobsFailed }
         if status != .success { throw ExitCode(status.rawValue) }
     }
 }

@@ -94,20 +94,55 @@ struct RunCommandTests {
         #expect(!result.stderr.contains("\u{1B}"), "no control characters in logs")
     }
 
-    @Test func aReportThatCannotBeWrittenIsNotAnnouncedAndTheErrorSaysWhy() async throws {
+    /// Checked before anything runs: a cron job's missing report folder is found at once,
+    /// not after the night's transfers.
+    @Test func aReportThatCannotBeWrittenStopsTheRunBeforeItStarts() async throws {
         let scratch = try Scratch()
         try FileManager.default.createDirectory(atPath: scratch.path("folder"), withIntermediateDirectories: true)
         try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
-        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--report", scratch.path("folder"),
-                                                  "--junit", scratch.path("folder")])
-        #expect(result.status == 0, "the jobs succeeded")
+        let missing = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--report", scratch.path("no/such/r.json")])
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "xferbatch: --report: cannot write \(scratch.path("no/such/r.json")): the folder \(scratch.path("no/such")) does not exist\n")
+        let folder = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--junit", scratch.path("folder")])
+        #expect(folder.status == 2)
+        #expect(folder.stderr == "xferbatch: --junit: cannot write \(scratch.path("folder")): \(scratch.path("folder")) is a folder\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.folder.path).sorted() == ["folder", "m.json"], "nothing ran")
+    }
+
+    /// The jobs succeeded, but the report a CI step or cron wrapper reads is missing: exit 1.
+    @Test func aReportThatCannotBeWrittenAtTheEndMakesTheRunExit1AndIsNotAnnounced() async throws {
+        guard let disk = SmallFilesystem.mount(bytes: 64 << 10) else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("cannot mount a tmpfs: CI runs as root") }
+            return
+        }
+        let filler = open(disk.path + "/filler", O_WRONLY | O_CREAT, 0o644)
+        let block = [UInt8](repeating: 0, count: 4096)
+        while write(filler, block, block.count) > 0 {}
+        close(filler)
+        let scratch = try Scratch()
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--report", disk.path + "/r.json"])
+        #expect(result.status == 1)
+        #expect(result.stdout.hasPrefix("Done: 1 succeeded of 1 jobs"))
         #expect(!result.stdout.contains("Report:"))
-        let reason = String(cString: strerror(EISDIR))
-        #expect(result.stderr == "xferbatch: cannot write the report to \(scratch.path("folder")): \(reason)\n"
-                + "xferbatch: cannot write the JUnit report to \(scratch.path("folder")): \(reason)\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.folder.path).sorted() == [".xferbatch", "a.txt", "folder", "m.json"],
-                "no temporary file left behind")
+        #expect(result.stderr == "xferbatch: cannot write the report to \(disk.path)/r.json: \(String(cString: strerror(ENOSPC)))\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path) == ["filler"], "no temporary file left behind")
+    }
+
+    /// `--events -` makes stdout a JSON Lines stream a program reads: nothing else goes there.
+    @Test func eventsOnStdoutAreJSONLinesOnlyAndTheSummaryGoesToStderr() async throws {
+        let scratch = try Scratch()
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--events", "-", "--report", scratch.path("r.json")])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count >= 3)
+        #expect(lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil }, "\(result.stdout)")
+        #expect(result.stderr.hasPrefix("Done: 1 succeeded of 1 jobs"))
+        #expect(result.stderr.contains("Report: \(scratch.path("r.json"))"))
     }
 
     @Test func aReportReplacesThePreviousOneWhole() async throws {
