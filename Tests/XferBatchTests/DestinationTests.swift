@@ -89,6 +89,19 @@ struct DestinationTests {
         #expect(FileManager.default.contents(atPath: manifest) == Data("{}".utf8))
     }
 
+    @Test func anUploadOfAFolderFailsNamingItAndPlanSaysSo() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let folder = t.folder.path + "/d"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(folder)", "url": "https://x.org/u"}}"#)
+        let message = "the upload source \(folder) is a folder; send a file (an archive job can pack the folder)"
+        #expect(RunForecast(plan: plan, store: InMemoryCheckpointStore()).actions == [.fails(reason: message)])
+        let result = await t.run(plan)
+        #expect(result.job("u")?.lifecycle.reason == "EISDIR: \(message)")
+        #expect(t.transport.requests.isEmpty)
+    }
+
     @Test func planSaysWhichJobsWouldFailOnTheirDestination() throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -17,8 +17,8 @@ extension JobRunner {
             request.body = .multipart(fields: form.fields.map { ($0.name, $0.value) },
                                       files: form.files.map { .init(field: $0.field, path: $0.path, filename: $0.filename, contentType: $0.contentType) })
         }
-        for path in sources where !FileManager.default.isReadableFile(atPath: path) {
-            throw JobFailure(kind: .local, code: "ENOENT", message: "the upload source \(path) is missing or unreadable")
+        for path in sources {
+            if let problem = Self.sourceProblem(path) { throw JobFailure(kind: .local, code: problem.code, message: problem.message) }
         }
         // Up to date, as for downloads: the sources' sizes, inodes and modification times
         // as recorded -> nothing is read (a nightly re-run of a 10 GiB backup upload would
@@ -64,6 +64,19 @@ extension JobRunner {
                                  etag: stamp, sha256: digest, updatedAt: Date().timeIntervalSince1970))
         return AttemptResult(bytes: outcome.bytesTransferred, destination: u.url.redacted, sha256: digest,
                              httpStatus: outcome.status == 0 ? nil : outcome.status)
+    }
+
+    /// Why `path` cannot be sent as an upload's body, or nil. A folder is named as such
+    /// (its read failed later with a bare EISDIR); `plan` reports it too.
+    static func sourceProblem(_ path: String) -> (code: String, message: String)? {
+        var info = stat()
+        guard stat(path, &info) == 0, access(path, R_OK) == 0 else {
+            return ("ENOENT", "the upload source \(path) is missing or unreadable")
+        }
+        if info.st_mode & S_IFMT == S_IFDIR {
+            return ("EISDIR", "the upload source \(path) is a folder; send a file (an archive job can pack the folder)")
+        }
+        return nil
     }
 
     /// What an upload sends, as recorded: the raw body's SHA-256, or a digest of the parts' digests.

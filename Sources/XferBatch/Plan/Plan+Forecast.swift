@@ -63,7 +63,14 @@ public struct RunForecast: Sendable {
                 } else {
                     actions.append(previous?.phase == .done ? .skipIfUnchanged : .transfer)
                 }
-            case .upload, .extract:
+            case .upload(let u):
+                // A missing source may be another job's output; a folder cannot become one.
+                if let folder = u.sourcePaths.lazy.compactMap(JobRunner.sourceProblem).first(where: { $0.code == "EISDIR" }) {
+                    actions.append(.fails(reason: folder.message))
+                } else {
+                    actions.append(previous?.phase == .done ? .skipIfUnchanged : .transfer)
+                }
+            case .extract:
                 actions.append(previous?.phase == .done ? .skipIfUnchanged : .transfer)
             }
         }
