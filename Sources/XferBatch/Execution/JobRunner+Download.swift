@@ -122,10 +122,11 @@ extension JobRunner {
             // still need, is refused before its first byte (the manifest's `size` was
             // admitted before the request; this is the server's Content-Length): a nightly
             // run must not fill a disk other programs share, and then keep the partials
-            // that fill it. A 200 to a Range empties the partial first.
+            // that fill it. A 200 to a Range empties the partial first, which frees the
+            // `offset` bytes it held: what it needs is its length less those.
             if let length, length > Self.resumableSize,
                let shortfall = space.admit(job.id, partial: partial, total: status == 206 ? offset + length : length,
-                                           written: status == 206 ? offset : 0, folder: folder, for: destination) {
+                                           written: offset, folder: folder, for: destination) {
                 return TransferError(kind: .permanent, code: DiskSpace.failureCode, message: shortfall)
             }
             // A large body is hashed while it arrives (see `FileDigest.Follower`).

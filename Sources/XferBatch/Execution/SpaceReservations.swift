@@ -24,8 +24,8 @@ final class SpaceReservations: Sendable {
 
     /// Admits `job`, whose partial `partial` in `folder` will hold `total` bytes when done
     /// (replacing any earlier admission of it); returns why not, in words, when the disk
-    /// cannot hold it beside the others. `written`: the bytes of the partial that count
-    /// toward `total` (0 when the file starts over).
+    /// cannot hold it beside the others. `written`: the bytes on the disk for it already
+    /// (its partial's length, or the space emptying it will free).
     func admit(_ job: String, partial: String, total: Int64, written: Int64, folder: String, for destination: String) -> String? {
         guard let (device, free) = DiskSpace.fileSystem(of: folder) else { return nil }
         let needs = total - written
