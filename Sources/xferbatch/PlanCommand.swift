@@ -1,7 +1,10 @@
 import ArgumentParser
+import Foundation
+import Logging
 import XferBatch
+import XferCurl
 
-struct PlanCommand: ParsableCommand {
+struct PlanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
         abstract: "Dry run: validate, order and explain what a run would do, touching nothing.",
@@ -21,14 +24,30 @@ struct PlanCommand: ParsableCommand {
     @Flag(help: "Indent JSON output.")
     var pretty = false
 
-    func run() throws {
+    @Flag(help: "Ask the servers the sizes the manifest does not give (a HEAD request per download a run would make), for the disk-space check. Writes nothing.")
+    var probe = false
+
+    func run() async throws {
         var plan = try options.loadPlan()
         // The concurrency a run would use (it raises its open-file limit first).
         if let warning = OpenFileLimit.fit(&plan.limits, openFiles: OpenFileLimit.available()) {
             StandardStreams.writeError("xferbatch: warning: \(warning)\n")
         }
         // What a run would do: read from the state folder, if there is one (nothing is created).
-        plan.forecast = RunForecast(plan: plan, store: try stateOptions.existingStore(for: plan))
+        let store = try stateOptions.existingStore(for: plan)
+        plan.forecast = RunForecast(plan: plan, store: store)
+        if probe, let unsized = plan.forecast?.unsizedTransfers(in: plan), !unsized.isEmpty {
+            let engine: TransferEngine
+            do {
+                engine = try TransferEngine(logger: Logger(label: "xferbatch"))
+            } catch {
+                StandardStreams.writeError("xferbatch: cannot start the transfer engine: \(error)\n")
+                throw ExitCode(ExitStatus.jobsFailed.rawValue)
+            }
+            let sizes = await SizeProbe(plan: plan, transport: engine, environment: ProcessInfo.processInfo.environment).sizes(of: unsized)
+            engine.shutdown()
+            plan.forecast = RunForecast(plan: plan, store: store, probedSizes: sizes)
+        }
         switch format {
         case .text: StandardStreams.write(plan.text())
         case .json: plan.writeJSON(pretty: pretty) { StandardStreams.write($0) }

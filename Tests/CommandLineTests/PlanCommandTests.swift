@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XferFixtures
 
 @Suite("xferbatch plan")
 struct PlanCommandTests {
@@ -62,6 +63,32 @@ struct PlanCommandTests {
         #expect(json.contains(#""action":"fails","reason":"\#(folder.path)/a.bin is a folder;"#))
         let schema = try await CommandRunner.runTool("python3", [SchemaTests.checker, "schemas/plan.schema.json", folder.path + "/plan.json"])
         #expect(schema.status == 0, "\(schema.stdout)\(schema.stderr)")
+    }
+
+    /// The sizes the manifest does not give, asked with HEAD requests, enter the disk check;
+    /// the credentials are the run's, and nothing is downloaded or written.
+    @Test func probeAsksTheServersForTheSizesTheManifestDoesNotGive() async throws {
+        let server = try await FixtureServer.start()
+        server.addFile("big.bin", [UInt8](repeating: 1, count: 3 << 20))
+        server.requireAuth("/files/big.bin", .bearer(token: "s3cret"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-probe-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = folder.appendingPathComponent("m.json").path
+        try #"""
+            {"version": 1, "outputDir": "out", "defaults": {"auth": {"bearer": {"tokenEnv": "TOKEN"}}}, "jobs": [
+              {"id": "big", "download": {"url": "\#(server.baseURL)/files/big.bin", "to": "big.bin"}},
+              {"id": "gone", "download": {"url": "\#(server.baseURL)/files/gone.bin", "to": "gone.bin"}},
+              {"id": "sized", "download": {"url": "\#(server.baseURL)/files/big.bin", "to": "sized.bin", "size": "1MiB"}}]}
+            """#.write(toFile: manifest, atomically: true, encoding: .utf8)
+        let text = try await plan([manifest, "--probe"], environment: ["TOKEN": "s3cret"])
+        await server.stop()
+        #expect(text.contains("  disk: 4 MiB of known sizes to download; enough free space\n"), "3 MiB asked, 1 MiB given")
+        #expect(text.contains("run: download; 3 MiB (the server's answer)\n"))
+        #expect(text.components(separatedBy: "(the server's answer)").count == 2, "only big: gone is unknown, sized was given")
+        #expect(server.requests(to: "/files/big.bin").map(\.method) == ["HEAD"])
+        #expect(server.requests(to: "/files/gone.bin").map(\.method) == ["HEAD"])
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/out"))
     }
 
     @Test func planTouchesNothing() async throws {

@@ -29,8 +29,11 @@ public struct RunForecast: Sendable {
     /// Bytes of known size still to download, and whether the output folder has them free.
     public var bytesNeeded: Int64
     public var enoughSpace: Bool
+    /// Sizes the servers gave (`plan --probe`), by job index, for downloads without `size`.
+    public var probedSizes: [Int: Int64]
 
-    public init(plan: Plan, store: any CheckpointStore) {
+    /// - Parameter probedSizes: what `SizeProbe` learned; counted like a manifest's `size`.
+    public init(plan: Plan, store: any CheckpointStore, probedSizes: [Int: Int64] = [:]) {
         var actions: [Action] = []
         var needed: Int64 = 0
         for job in plan.jobs {
@@ -38,11 +41,12 @@ public struct RunForecast: Sendable {
             let record = (try? store.load(job.id)) ?? nil
             let previous = record.flatMap { $0.fingerprint == JobFingerprint.of(job) ? $0 : nil }
             switch job.action {
-            case .download(let d):
+            case .download(var d):
                 if !d.namesFileAtRunTime, let problem = DestinationCheck.problem(at: d.to, folderHint: DestinationCheck.downloadHint) {
                     actions.append(.fails(reason: problem))
                     continue
                 }
+                d.size = d.size ?? probedSizes[job.index]
                 let partial = d.partialPath(jobID: job.id)
                 switch DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current, file: FileStamp.of) {
                 case .upToDate(let path): actions.append(.upToDate(path: path))
@@ -75,9 +79,22 @@ public struct RunForecast: Sendable {
             }
         }
         self.actions = actions
+        self.probedSizes = probedSizes
         self.inputs = Self.estimateInputs(plan)
         self.bytesNeeded = needed
         self.enoughSpace = needed == 0 || (DiskSpace.free(at: plan.outputDirectory) ?? Int64.max) >= needed
+    }
+
+    /// The downloads a run would transfer whose size the manifest does not give: what
+    /// `plan --probe` asks the servers about.
+    public func unsizedTransfers(in plan: Plan) -> [Int] {
+        plan.jobs.indices.filter { j in
+            guard case .download(let d) = plan.jobs[j].action, d.size == nil else { return false }
+            switch actions[j] {
+            case .transfer, .resume, .verify, .conditional: return true
+            case .upToDate, .skipIfUnchanged, .fails: return false
+            }
+        }
     }
 
     /// Words for the text plan.

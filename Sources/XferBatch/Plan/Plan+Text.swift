@@ -67,6 +67,7 @@ extension Plan {
         if let action = forecast?.actions[job.index] {
             var run = "run: " + RunForecast.describe(action, kind: job.kind).replacingOccurrences(of: directory + "/", with: "")
             if let estimate = forecast?.inputs[job.index] { run += "; " + RunForecast.describe(estimate) }
+            if let size = forecast?.probedSizes[job.index] { run += "; \(ByteSize.format(size)) (the server's answer)" }
             lines.append(run)
         }
         var text = lines[0] + "\n"
