@@ -7,6 +7,14 @@ import XferFixtures
 /// loopback hosts.
 @Suite("xferbatch run")
 struct RunCommandTests {
+    /// A tmpfs of `bytes` for a full-disk test, or nil (and, in CI, which runs as root, a
+    /// recorded failure) when this machine cannot mount one.
+    static func smallDisk(bytes: Int) -> SmallFilesystem? {
+        let disk = SmallFilesystem.mount(bytes: bytes)
+        if disk == nil, ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("cannot mount a tmpfs: CI runs as root") }
+        return disk
+    }
+
     final class Scratch: @unchecked Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-run-\(UUID().uuidString)")
         init() throws { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
@@ -112,10 +120,7 @@ struct RunCommandTests {
 
     /// The jobs succeeded, but the report a CI step or cron wrapper reads is missing: exit 1.
     @Test func aReportThatCannotBeWrittenAtTheEndMakesTheRunExit1AndIsNotAnnounced() async throws {
-        guard let disk = SmallFilesystem.mount(bytes: 64 << 10) else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("cannot mount a tmpfs: CI runs as root") }
-            return
-        }
+        guard let disk = RunCommandTests.smallDisk(bytes: 64 << 10) else { return }
         let filler = open(disk.path + "/filler", O_WRONLY | O_CREAT, 0o644)
         let block = [UInt8](repeating: 0, count: 4096)
         while write(filler, block, block.count) > 0 {}
@@ -395,10 +400,7 @@ struct RunStateTests {
     }
 
     @Test func aFullDiskFailsTheDownloadKeepsThePartialAndTheNextRunResumesIt() async throws {
-        guard let disk = SmallFilesystem.mount(bytes: 1 << 20) else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("cannot mount a tmpfs: CI runs as root") }
-            return
-        }
+        guard let disk = RunCommandTests.smallDisk(bytes: 1 << 20) else { return }
         let scratch = try RunCommandTests.Scratch()
         let server = try await FixtureServer.start()
         let content = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 12) }
@@ -428,10 +430,7 @@ struct RunStateTests {
     /// The manifest gave no size, but the response's Content-Length does: checked before
     /// the first byte is written, so the disk is never filled, and no partial holds it.
     @Test func aBodyLargerThanTheFreeSpaceIsRefusedBeforeItsFirstByteAndOthersGoOn() async throws {
-        guard let disk = SmallFilesystem.mount(bytes: 1 << 20) else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("cannot mount a tmpfs: CI runs as root") }
-            return
-        }
+        guard let disk = RunCommandTests.smallDisk(bytes: 1 << 20) else { return }
         let scratch = try RunCommandTests.Scratch()
         let server = try await FixtureServer.start()
         server.addFile("big.bin", [UInt8](repeating: 7, count: 3 << 20))
@@ -452,10 +451,7 @@ struct RunStateTests {
     /// Each alone fits the disk, both do not: the second to answer is refused before its
     /// first byte, instead of both filling the disk and one failing with ENOSPC.
     @Test func twoDownloadsUnderWayCannotPromiseTheDiskMoreThanItHas() async throws {
-        guard let disk = SmallFilesystem.mount(bytes: 2 << 20) else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("cannot mount a tmpfs: CI runs as root") }
-            return
-        }
+        guard let disk = RunCommandTests.smallDisk(bytes: 2 << 20) else { return }
         let scratch = try RunCommandTests.Scratch()
         let server = try await FixtureServer.start()
         for name in ["a.bin", "b.bin"] {
