@@ -427,20 +427,26 @@ struct RunStateTests {
         #expect(server.requests(to: "/files/big.bin").last?.header("Range") == "bytes=\(kept)-")
     }
 
+    /// Runs a manifest downloading each of `names` from `server` into `folder` (job ids:
+    /// the names without extension), with its state elsewhere.
+    static func runDownloads(_ names: [String], from server: FixtureServer, into folder: String) async throws -> CommandRunner.Result {
+        let scratch = try RunCommandTests.Scratch()
+        let jobs = names.map { name in
+            #"{"id": "\#(name.split(separator: ".")[0])", "download": {"url": "\#(server.baseURL)/files/\#(name)", "to": "\#(name)"}}"#
+        }
+        try #"{"version": 1, "outputDir": "\#(folder)", "jobs": [\#(jobs.joined(separator: ", "))]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        return try await CommandRunner.run(["run", scratch.path("m.json"), "--state", scratch.path("state")])
+    }
+
     /// The manifest gave no size, but the response's Content-Length does: checked before
     /// the first byte is written, so the disk is never filled, and no partial holds it.
     @Test func aBodyLargerThanTheFreeSpaceIsRefusedBeforeItsFirstByteAndOthersGoOn() async throws {
         guard let disk = RunCommandTests.smallDisk(bytes: 1 << 20) else { return }
-        let scratch = try RunCommandTests.Scratch()
         let server = try await FixtureServer.start()
         server.addFile("big.bin", [UInt8](repeating: 7, count: 3 << 20))
         server.addFile("small.bin", [UInt8](repeating: 8, count: 1000))
-        try #"""
-            {"version": 1, "outputDir": "\#(disk.path)", "jobs": [
-              {"id": "big", "download": {"url": "\#(server.baseURL)/files/big.bin", "to": "big.bin"}},
-              {"id": "small", "download": {"url": "\#(server.baseURL)/files/small.bin", "to": "small.bin"}}]}
-            """#.write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
-        let run = try await CommandRunner.run(["run", scratch.path("m.json"), "--state", scratch.path("state")])
+        let run = try await Self.runDownloads(["big.bin", "small.bin"], from: server, into: disk.path)
         await server.stop()
         #expect(run.status == 1)
         #expect(run.stderr.contains("FAILED   big after 1 attempt: no-space: \(disk.path)/big.bin needs 3 MiB more, but only "), "\(run.stderr)")
@@ -452,18 +458,12 @@ struct RunStateTests {
     /// first byte, instead of both filling the disk and one failing with ENOSPC.
     @Test func twoDownloadsUnderWayCannotPromiseTheDiskMoreThanItHas() async throws {
         guard let disk = RunCommandTests.smallDisk(bytes: 2 << 20) else { return }
-        let scratch = try RunCommandTests.Scratch()
         let server = try await FixtureServer.start()
         for name in ["a.bin", "b.bin"] {
             server.addFile(name, [UInt8](repeating: 7, count: 3 << 19))
             server.script("/files/\(name)", [.drip(bytesPerSecond: 4 << 20)])  // both under way at once
         }
-        try #"""
-            {"version": 1, "outputDir": "\#(disk.path)", "jobs": [
-              {"id": "a", "download": {"url": "\#(server.baseURL)/files/a.bin", "to": "a.bin"}},
-              {"id": "b", "download": {"url": "\#(server.baseURL)/files/b.bin", "to": "b.bin"}}]}
-            """#.write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
-        let run = try await CommandRunner.run(["run", scratch.path("m.json"), "--state", scratch.path("state")])
+        let run = try await Self.runDownloads(["a.bin", "b.bin"], from: server, into: disk.path)
         await server.stop()
         #expect(run.status == 1)
         #expect(run.stdout.hasPrefix("Done: 1 succeeded, 1 failed of 2 jobs"), "\(run.stdout)")
