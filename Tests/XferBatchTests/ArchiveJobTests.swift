@@ -120,6 +120,23 @@ struct ArchiveJobTests {
         #expect(result.job("z")?.lifecycle.reason == "missing-input: the folder \(t.folder.path)/d holds no files")
     }
 
+    /// Two manifests building one archive at the same time: the second leaves the first's
+    /// partial alone (see `PartialLock`).
+    @Test func anArchivePartialAnotherProcessIsWritingIsLeftAloneAndTheJobFailsSayingSo() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        try Data("a".utf8).write(to: t.folder.appendingPathComponent("a.txt"))
+        let partial = t.folder.path + "/z.tar.xferpart"
+        try Data("theirs, being built".utf8).write(to: URL(fileURLWithPath: partial))
+        let theirs = open(partial, O_RDWR)
+        defer { close(theirs) }
+        try #require(flock(theirs, LOCK_EX | LOCK_NB) == 0)
+        let result = await t.run(try t.plan(jobs: #"{"id": "z", "archive": {"from": ["a.txt"], "to": "z.tar"}}"#))
+        #expect(result.job("z")?.lifecycle.reason == "busy: another process is writing \(partial) (a run of another manifest with the same destination?)")
+        #expect(FileManager.default.contents(atPath: partial) == Data("theirs, being built".utf8))
+        #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/z.tar"))
+    }
+
     /// Entry names of a tar file, read by the system's tar.
     static func tarNames(_ path: String) throws -> [String] {
         let tar = Process()

@@ -68,17 +68,9 @@ extension JobRunner {
         let created = new >= 0
         let fd = created ? new : open(partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Self.localFailure("cannot create \(partial)") }
-        // Ours alone until it is renamed and closed. Another run with this destination (a
-        // second manifest, its own state folder and lock, at the same time) would mix its
-        // bytes into ours and rename a file neither checked; the job fails instead, touching
-        // nothing, before the truncation below. The kernel drops the lock with the process.
-        // Only a lock held elsewhere stops the job: a file system without locks (ENOLCK,
-        // EOPNOTSUPP) goes on without this protection.
-        if flock(fd, LOCK_EX | LOCK_NB) != 0, errno == EWOULDBLOCK {
-            close(fd)
-            throw JobFailure(kind: .local, code: "busy",
-                             message: "another process is writing \(partial) (a run of another manifest with the same destination?)")
-        }
+        // Ours alone until it is renamed and closed (see `PartialLock`); taken before the
+        // truncation below, so a partial another run is writing is left untouched.
+        try PartialLock.take(fd, partial: partial)
         // Continue exactly at the trusted offset (from 0: emptied): after a reboot the bytes
         // past the flushed offset may be zeros or garbage.
         if !created, ftruncate(fd, off_t(resumeFrom)) != 0 {
