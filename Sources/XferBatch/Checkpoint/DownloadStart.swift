@@ -11,6 +11,11 @@ public enum DownloadStart: Sendable, Equatable {
     case changed(finalPath: String)
     /// Done before, `refresh: conditional`: ask with the stored validators.
     case conditional
+    /// Not recorded as done, but a file is at the destination and the manifest gives its
+    /// SHA-256 (the state folder was lost or deleted, a CI cache restored the outputs, the
+    /// files came from another tool): hashing it decides. The manifest's SHA-256 -> adopted
+    /// as done, nothing transferred; another -> `fresh`, and the download replaces it.
+    case existing(finalPath: String)
     /// A partial with a stored validator: continue at `offset` (the file is cut there first:
     /// after a reboot, bytes past the flushed offset are not trusted).
     case resume(offset: Int64, validator: String)
@@ -23,7 +28,7 @@ public enum DownloadStart: Sendable, Equatable {
     ///     tests need no files).
     public static func decide(_ d: Download, partialPath: String, previous: JobCheckpoint?, boot: String?,
                               file: (String) -> FileStamp?) -> DownloadStart {
-        guard let prev = previous else { return .fresh }
+        guard let prev = previous else { return existing(d, file: file) ?? .fresh }
         if prev.phase == .done, let final = prev.finalPath, let stamp = file(final), stamp.size == prev.bytes {
             // A record older than the field has no time to compare: the size decides, as before.
             if let recorded = prev.finalModified, recorded != stamp.modified { return .changed(finalPath: final) }
@@ -35,7 +40,7 @@ public enum DownloadStart: Sendable, Equatable {
         }
         // Only with a validator, which makes the server confirm it is the same entity.
         guard prev.phase != .done, prev.partialPath == partialPath, let validator = prev.etag ?? prev.lastModified,
-              let size = file(partialPath)?.size, size > 0 else { return .fresh }
+              let size = file(partialPath)?.size, size > 0 else { return prev.phase == .done ? .fresh : existing(d, file: file) ?? .fresh }
         // Within the boot that wrote it, the partial's whole length is trusted: after a
         // process death (kill -9, OOM) the kernel still holds every byte written. After a
         // reboot or power loss only what was flushed is: the periodic `fdatasync` offset,
@@ -43,6 +48,15 @@ public enum DownloadStart: Sendable, Equatable {
         if let boot, prev.bootID == boot { return .resume(offset: size, validator: validator) }
         if let durable = prev.durableBytes, durable > 0, size >= durable { return .resume(offset: durable, validator: validator) }
         return .fresh
+    }
+
+    /// `.existing` when the destination holds a file worth hashing: the manifest gives a
+    /// SHA-256 (and, if it gives one, the size matches), and the download is not meant to
+    /// be fetched anew (`refresh: always`). A folder download's name is not known yet.
+    private static func existing(_ d: Download, file: (String) -> FileStamp?) -> DownloadStart? {
+        guard d.sha256 != nil, d.refresh != .always, !d.namesFileAtRunTime, let stamp = file(d.to),
+              d.size.map({ $0 == stamp.size }) ?? true else { return nil }
+        return .existing(finalPath: d.to)
     }
 
     /// A file's size, or nil when it does not exist. One `stat(2)`: this runs for every

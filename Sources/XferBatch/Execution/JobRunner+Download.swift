@@ -38,6 +38,17 @@ extension JobRunner {
                 start = .fresh
             }
         }
+        if case .existing(let final) = start {
+            if let sha = d.sha256, let stamp = FileStamp.of(final), (try? await FileDigest.sha256Async(ofFileAt: final)) == sha {
+                // Already the download: recorded as done, as if this run had fetched it.
+                let adopted = JobCheckpoint(jobID: job.id, fingerprint: fingerprint, phase: .done, attempts: previous?.attempts ?? 0,
+                                            bytes: stamp.size, expectedSize: d.size, finalPath: final, sha256: sha,
+                                            updatedAt: Date().timeIntervalSince1970, finalModified: stamp.modified)
+                try commit(adopted, finishedFile: true)
+                return AttemptResult(bytes: stamp.size, destination: final, sha256: sha, httpStatus: nil, upToDate: true)
+            }
+            start = .fresh  // another file: the download replaces it
+        }
         switch start {
         case .upToDate(let final):
             return AttemptResult(bytes: previous?.bytes ?? 0, destination: final, sha256: previous?.sha256, httpStatus: nil, upToDate: true)
@@ -46,7 +57,7 @@ extension JobRunner {
         case .resume(let offset, let validator):
             resumeFrom = offset
             ifRange = validator
-        case .fresh, .changed:
+        case .fresh, .changed, .existing:
             break
         }
         // An edited job starts fresh. A partial its old definition left under another name

@@ -8,6 +8,9 @@ public struct RunForecast: Sendable {
         /// Done before, but the file's modification time changed: its SHA-256 decides
         /// between keeping it and downloading it again.
         case verify(path: String)
+        /// Not done before, but a file is there and the manifest gives its SHA-256: kept
+        /// if it has it, else downloaded again (`DownloadStart.existing`).
+        case adopt(path: String)
         case transfer
         /// An upload or archive done before: skipped if its inputs did not change.
         case skipIfUnchanged
@@ -53,6 +56,8 @@ public struct RunForecast: Sendable {
                 case .changed(let path):
                     actions.append(.verify(path: path))
                     needed += d.size ?? 0
+                case .existing(let path):
+                    actions.append(.adopt(path: path))
                 case .conditional: actions.append(.conditional)
                 case .resume(let offset, _):
                     actions.append(.resume(offset: offset))
@@ -91,7 +96,7 @@ public struct RunForecast: Sendable {
         plan.jobs.indices.filter { j in
             guard case .download(let d) = plan.jobs[j].action, d.size == nil else { return false }
             switch actions[j] {
-            case .transfer, .resume, .verify, .conditional: return true
+            case .transfer, .resume, .verify, .adopt, .conditional: return true
             case .upToDate, .skipIfUnchanged, .fails: return false
             }
         }
@@ -104,6 +109,7 @@ public struct RunForecast: Sendable {
         case .resume(let offset): "resume at \(ByteSize.format(offset))"
         case .conditional: "refresh if changed (conditional request)"
         case .verify(let path): "verify \(path) (modified since the run that wrote it): kept if its SHA-256 matches, else downloaded again"
+        case .adopt(let path): "check \(path) (there, but not downloaded by a run of this manifest): kept if it has the manifest's SHA-256, else downloaded again"
         case .transfer:
             switch kind {
             case .download: "download"
@@ -123,6 +129,7 @@ public struct RunForecast: Sendable {
         case .resume: "resume"
         case .conditional: "conditional"
         case .verify: "verify"
+        case .adopt: "adopt"
         case .transfer: "transfer"
         case .skipIfUnchanged: "skip-if-unchanged"
         case .fails: "fails"

@@ -160,6 +160,7 @@ extension Plan {
                     if case .resume(let offset) = action { w.member("offset", offset) }
                     if case .upToDate(let path) = action { w.member("path", path) }
                     if case .verify(let path) = action { w.member("path", path) }
+                    if case .adopt(let path) = action { w.member("path", path) }
                     if case .fails(let reason) = action { w.member("reason", reason) }
                     if let size = forecast?.probedSizes[job.index] { w.member("probedSize", size) }
                     if let estimate = forecast?.inputs[job.index] {
