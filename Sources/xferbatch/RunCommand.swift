@@ -71,7 +71,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         LogSetup.bootstrap()
-        var plan = try options.loadPlan()
+        var (plan, source) = try options.load()
         for (option, path) in [("--report", report), ("--junit", junit)] {
             guard let path, let problem = ReportFile.problem(writing: path) else { continue }
             StandardStreams.writeError("xferbatch: \(option): cannot write \(path): \(problem)\n")
@@ -151,7 +151,7 @@ struct RunCommand: AsyncParsableCommand {
         var reportWritten = false
         var reportFailed = false
         if let report {
-            let fingerprint = (try? FileDigest.sha256(ofFileAt: options.manifest)) ?? ""
+            let fingerprint = FileDigest.sha256(of: source.bytes)  // as read: edited since, it is another manifest
             let bytes = RunReport(result: result, plan: plan, manifestFingerprint: fingerprint, startedAt: startedAt).json()
             if let reason = ReportFile.write(bytes, to: report) {
                 StandardStreams.writeError("xferbatch: cannot write the report to \(report): \(reason)\n")

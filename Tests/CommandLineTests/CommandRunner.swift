@@ -24,8 +24,12 @@ struct CommandRunner {
 
     /// Runs on a dedicated thread: the blocking reads must not occupy a thread of
     /// Swift's cooperative pool, which in-process fixture servers need to answer.
-    static func run(_ args: [String], environment: [String: String] = [:]) async throws -> Result {
-        try await detached { try runBlocking(args, environment: environment) }
+    /// - Parameters:
+    ///   - stdin: what the program reads on standard input (nil: the test runner's).
+    ///   - directory: where it runs (nil: the repository).
+    static func run(_ args: [String], environment: [String: String] = [:], stdin: String? = nil,
+                    in directory: URL? = nil) async throws -> Result {
+        try await detached { try runBlocking(args, environment: environment, stdin: stdin, in: directory) }
     }
 
     static func runTool(_ path: String, _ args: [String]) async throws -> Result {
@@ -39,11 +43,11 @@ struct CommandRunner {
     }
 
     /// Runs `xferbatch args...` in the repository with exactly `environment` (plus PATH).
-    private static func runBlocking(_ args: [String], environment: [String: String]) throws -> Result {
+    private static func runBlocking(_ args: [String], environment: [String: String], stdin: String?, in directory: URL?) throws -> Result {
         var env = environment
         env["PATH"] = ProcessInfo.processInfo.environment["PATH"]
         env["COLUMNS"] = env["COLUMNS"] ?? "100"
-        return try launch(binary, args, environment: env)
+        return try launch(binary, args, environment: env, stdin: stdin, in: directory)
     }
 
     /// Runs any program (python3 for the schema checks).
@@ -54,16 +58,24 @@ struct CommandRunner {
     /// Starts a program in the repository and collects its exit status and output. stderr
     /// is drained on its own thread while stdout is read here, so that neither pipe can
     /// fill up and block the child.
-    private static func launch(_ executable: URL, _ args: [String], environment: [String: String]?) throws -> Result {
+    private static func launch(_ executable: URL, _ args: [String], environment: [String: String]?, stdin: String? = nil,
+                               in directory: URL? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = args
-        process.currentDirectoryURL = repository
+        process.currentDirectoryURL = directory ?? repository
         if let environment { process.environment = environment }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let input = stdin.map { _ in Pipe() }
+        if let input { process.standardInput = input }
         try process.run()
+        if let input, let stdin {
+            // Small manifests: the pipe's buffer holds them, so writing first cannot block.
+            input.fileHandleForWriting.write(Data(stdin.utf8))
+            try input.fileHandleForWriting.close()
+        }
         let stderrBox = StderrBox()
         let drained = DispatchSemaphore(value: 0)
         Thread.detachNewThread {

@@ -9,6 +9,11 @@ public enum FileDigest {
     /// `FileDigest.Follower`; bench/big-cpu).
     public static let blockSize = 128 << 10
 
+    /// SHA-256 of bytes in memory (a manifest as read, for the run report).
+    public static func sha256(of bytes: [UInt8]) -> String {
+        hex(SHA256.hash(data: bytes))
+    }
+
     public static func sha256(ofText text: String) -> String {
         hex(SHA256.hash(data: Array(text.utf8)))
     }

@@ -41,7 +41,7 @@ final class PathClaims: Sendable {
             default: break
             }
         }
-        owners[OwnFilesCheck(manifestPath: plan.manifestPath, directory: plan.directory).manifest] = .manifest
+        if let manifest = OwnFilesCheck(manifestPath: plan.manifestPath, directory: plan.directory).manifest { owners[manifest] = .manifest }
         return owners
     }
 }

@@ -15,8 +15,18 @@ public struct ManifestLoader: Sendable {
         self.environment = environment
     }
 
-    /// Loads the manifest at `path` (as the user typed it; errors show it that way).
+    /// The manifest path that means standard input (`xferbatch run -`): a manifest a CI
+    /// step generates and pipes in. Relative paths then resolve against the current folder.
+    public static let standardInput = "-"
+    /// How messages and the plan name a manifest read from standard input.
+    public static let standardInputName = "<stdin>"
+
+    /// Loads the manifest at `path` (as the user typed it; errors show it that way), or
+    /// from standard input for `-`.
     public func load(path: String) throws(ManifestError) -> LoadedManifest {
+        if path == Self.standardInput {
+            return try decode(bytes: try Self.readStandardInput(), path: Self.standardInputName, directory: PathText.absolute("."))
+        }
         let bytes: [UInt8]
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
@@ -40,6 +50,22 @@ public struct ManifestLoader: Sendable {
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         return try decode(bytes: bytes, path: path, directory: PathText.absolute(directory))
+    }
+
+    /// All of standard input, up to `maxBytes`.
+    private static func readStandardInput() throws(ManifestError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw ManifestError(file: standardInputName, message: "cannot read standard input: \(String(cString: strerror(errno)))") }
+            if n == 0 { return bytes }
+            bytes += chunk[..<n]
+            guard bytes.count <= maxBytes else {
+                throw ManifestError(file: standardInputName, message: "the manifest is larger than \(ByteSize.format(Int64(maxBytes))) (split the batch into several manifests)")
+            }
+        }
     }
 
     /// Decodes manifest bytes; `directory` is what relative paths resolve against.

@@ -8,13 +8,14 @@
 /// paths, like every planner check; a file the server names at run time is checked when
 /// it is known (`PathClaims`).
 struct OwnFilesCheck {
-    /// The manifest, absolute.
-    let manifest: String
+    /// The manifest, absolute (nil: read from standard input).
+    let manifest: String?
     /// `.xferbatch/` beside the manifest: every manifest's default state folder.
     let stateRoot: String
 
     init(manifestPath: String, directory: String) {
-        manifest = directory == "/" ? "/" + PathText.lastComponent(manifestPath) : directory + "/" + PathText.lastComponent(manifestPath)
+        manifest = manifestPath == ManifestLoader.standardInputName ? nil
+            : directory == "/" ? "/" + PathText.lastComponent(manifestPath) : directory + "/" + PathText.lastComponent(manifestPath)
         stateRoot = PathText.resolve(Plan.stateFolderName, against: directory)
     }
 
@@ -28,8 +29,8 @@ struct OwnFilesCheck {
         }
         guard kind == .extract else { return nil }
         for (path, what) in [(manifest, "the manifest"), (stateRoot, "the state folders")]
-        where PathText.isWithin(path, folder: bare) {
-            return "replaces \(output) as a whole, and it holds \(what) (\(path)); choose a folder that does not"
+        where path.map({ PathText.isWithin($0, folder: bare) }) ?? false {
+            return "replaces \(output) as a whole, and it holds \(what) (\(path ?? "")); choose a folder that does not"
         }
         return nil
     }
