@@ -21,6 +21,9 @@ final class SpaceReservations: Sendable {
     }
 
     private let entries = Mutex<[String: Entry]>([:])
+    /// How many there are, read without the lock: most downloads (small, of unknown size)
+    /// admit nothing, and their release then costs one atomic load.
+    private let count = Atomic<Int>(0)
 
     /// Admits `job`, whose partial `partial` in `folder` will hold `total` bytes when done
     /// (replacing any earlier admission of it); returns why not, in words, when the disk
@@ -38,13 +41,18 @@ final class SpaceReservations: Sendable {
                 let others = promised > 0 ? " (\(ByteSize.format(promised)) of it promised to downloads under way)" : ""
                 return "\(destination) needs \(ByteSize.format(needs)) more, but only \(ByteSize.format(free)) is free there\(others)"
             }
-            entries[job] = Entry(device: device, partial: partial, total: total)
+            if entries.updateValue(Entry(device: device, partial: partial, total: total), forKey: job) == nil {
+                count.add(1, ordering: .relaxed)
+            }
             return nil
         }
     }
 
     /// Forgets `job`'s admission: it ended, its bytes are on the disk or gone.
     func release(_ job: String) {
-        _ = entries.withLock { $0.removeValue(forKey: job) }
+        guard count.load(ordering: .relaxed) > 0 else { return }
+        entries.withLock { entries in
+            if entries.removeValue(forKey: job) != nil { count.subtract(1, ordering: .relaxed) }
+        }
     }
 }
