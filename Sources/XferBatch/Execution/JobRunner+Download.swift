@@ -23,32 +23,8 @@ extension JobRunner {
         var conditional = false
         var resumeFrom: Int64 = 0
         var ifRange: String? = nil
-        var start = DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current, file: FileStamp.of)
-        if case .changed(let final) = start, var prev = previous {
-            if let sha = prev.sha256, (try? await FileDigest.sha256Async(ofFileAt: final)) == sha {
-                // Only touched, or rewritten with the same bytes: still the download.
-                prev.finalModified = FileStamp.of(final)?.modified
-                try commit(prev)
-                previous = prev
-                start = DownloadStart.decide(d, partialPath: partial, previous: prev, boot: BootID.current, file: FileStamp.of)
-            } else {
-                // Not what was downloaded: fetched again, and renamed over it. The finished
-                // record no longer describes the file, so a failure now replaces it.
-                previous = nil
-                start = .fresh
-            }
-        }
-        if case .existing(let final) = start {
-            if let sha = d.sha256, let stamp = FileStamp.of(final), (try? await FileDigest.sha256Async(ofFileAt: final)) == sha {
-                // Already the download: recorded as done, as if this run had fetched it.
-                let adopted = JobCheckpoint(jobID: job.id, fingerprint: fingerprint, phase: .done, attempts: previous?.attempts ?? 0,
-                                            bytes: stamp.size, expectedSize: d.size, finalPath: final, sha256: sha,
-                                            updatedAt: Date().timeIntervalSince1970, finalModified: stamp.modified)
-                try commit(adopted, finishedFile: true)
-                return AttemptResult(bytes: stamp.size, destination: final, sha256: sha, httpStatus: nil, upToDate: true)
-            }
-            start = .fresh  // another file: the download replaces it
-        }
+        let start: DownloadStart
+        (start, previous) = try await begin(job, d, partial: partial, fingerprint: fingerprint, previous: previous)
         switch start {
         case .upToDate(let final):
             return AttemptResult(bytes: previous?.bytes ?? 0, destination: final, sha256: previous?.sha256, httpStatus: nil, upToDate: true)
