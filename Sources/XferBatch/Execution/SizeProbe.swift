@@ -19,6 +19,9 @@ public struct SizeProbe: Sendable {
         self.environment = environment
     }
 
+    /// How long one question may take.
+    static let timeout: Duration = .seconds(15)
+
     /// The sizes learned, by job index, for the jobs at `indices` (downloads without `size`).
     public func sizes(of indices: [Int]) async -> [Int: Int64] {
         let runner = JobRunner(transport: transport, secrets: SecretResolver(environment: environment), claims: PathClaims(plan: plan),
@@ -28,6 +31,9 @@ public struct SizeProbe: Sendable {
             guard case .download(let d) = plan.jobs[j].action, d.size == nil, d.url.scheme != "data",
                   let t = plan.jobs[j].transfer, var request = try? runner.request(d.url, t) else { return nil }
             request.method = .head
+            // A dry run should not wait a stall timeout (a minute by default) on a server
+            // that does not answer: its size just stays unknown.
+            request.options.totalTimeout = min(request.options.totalTimeout ?? Self.timeout, Self.timeout)
             return (j, request)
         }
         var sizes: [Int: Int64] = [:]
