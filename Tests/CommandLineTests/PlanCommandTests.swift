@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XferBatch
 import XferFixtures
 
 @Suite("xferbatch plan")
@@ -89,6 +90,33 @@ struct PlanCommandTests {
         #expect(server.requests(to: "/files/big.bin").map(\.method) == ["HEAD"])
         #expect(server.requests(to: "/files/gone.bin").map(\.method) == ["HEAD"])
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/out"))
+    }
+
+    /// Every run action this session added, in one JSON plan the schema must accept:
+    /// `fails` (with a reason), `adopt` (with a path) and a probed size.
+    @Test func theJSONPlanWithFailsAdoptAndProbedSizesMatchesTheSchema() async throws {
+        let server = try await FixtureServer.start()
+        server.addFile("c.bin", [UInt8](repeating: 2, count: 1000))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-plan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("a.bin"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("there".utf8).write(to: folder.appendingPathComponent("b.bin"))
+        let manifest = folder.appendingPathComponent("m.json").path
+        try #"""
+            {"version": 1, "jobs": [
+              {"id": "a", "download": {"url": "\#(server.baseURL)/files/c.bin", "to": "a.bin"}},
+              {"id": "b", "download": {"url": "\#(server.baseURL)/files/c.bin", "to": "b.bin", "sha256": "\#(FileDigest.sha256(ofText: "there"))"}},
+              {"id": "c", "download": {"url": "\#(server.baseURL)/files/c.bin", "to": "c.bin"}}]}
+            """#.write(toFile: manifest, atomically: true, encoding: .utf8)
+        let json = try await plan([manifest, "--probe", "--format", "json"])
+        await server.stop()
+        try json.write(toFile: folder.path + "/plan.json", atomically: true, encoding: .utf8)
+        let plan = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        let runs = (plan?["jobs"] as? [[String: Any]])?.map { $0["run"] as? [String: Any] ?? [:] } ?? []
+        #expect(runs.map { $0["action"] as? String } == ["fails", "adopt", "transfer"])
+        #expect(runs.last?["probedSize"] as? Int == 1000)
+        let schema = try await CommandRunner.runTool("python3", [SchemaTests.checker, "schemas/plan.schema.json", folder.path + "/plan.json"])
+        #expect(schema.status == 0, "\(schema.stdout)\(schema.stderr)")
     }
 
     @Test func planTouchesNothing() async throws {

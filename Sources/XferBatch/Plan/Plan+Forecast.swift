@@ -44,27 +44,28 @@ public struct RunForecast: Sendable {
             let record = (try? store.load(job.id)) ?? nil
             let previous = record.flatMap { $0.fingerprint == JobFingerprint.of(job) ? $0 : nil }
             switch job.action {
-            case .download(var d):
+            case .download(let d):
                 if !d.namesFileAtRunTime, let problem = DestinationCheck.problem(at: d.to, folderHint: DestinationCheck.downloadHint) {
                     actions.append(.fails(reason: problem))
                     continue
                 }
-                d.size = d.size ?? probedSizes[job.index]
+                // What would be fetched; the decision itself goes by the manifest alone, as a run's does.
+                let size = d.size ?? probedSizes[job.index]
                 let partial = d.partialPath(jobID: job.id)
                 switch DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current, file: FileStamp.of) {
                 case .upToDate(let path): actions.append(.upToDate(path: path))
                 case .changed(let path):
                     actions.append(.verify(path: path))
-                    needed += d.size ?? 0
+                    needed += size ?? 0
                 case .existing(let path):
                     actions.append(.adopt(path: path))
                 case .conditional: actions.append(.conditional)
                 case .resume(let offset, _):
                     actions.append(.resume(offset: offset))
-                    needed += max(0, (d.size ?? offset) - offset)
+                    needed += max(0, (size ?? offset) - offset)
                 case .fresh:
                     actions.append(.transfer)
-                    needed += d.size ?? 0
+                    needed += size ?? 0
                 }
             case .archive(let a):
                 if let problem = DestinationCheck.problem(at: a.to, folderHint: DestinationCheck.archiveHint) {
@@ -96,8 +97,8 @@ public struct RunForecast: Sendable {
         plan.jobs.indices.filter { j in
             guard case .download(let d) = plan.jobs[j].action, d.size == nil else { return false }
             switch actions[j] {
-            case .transfer, .resume, .verify, .adopt, .conditional: return true
-            case .upToDate, .skipIfUnchanged, .fails: return false
+            case .transfer, .resume, .verify, .conditional: return true
+            case .upToDate, .adopt, .skipIfUnchanged, .fails: return false
             }
         }
     }
