@@ -13,11 +13,12 @@ struct ManifestOptions: ParsableArguments {
     }
 
     /// The plan and the manifest's bytes as read (standard input can be read only once).
-    func load() throws -> (plan: Plan, source: SourceText) {
+    /// - Parameter stateFolder: `--state`, which no job may write into.
+    func load(stateFolder: String? = nil) throws -> (plan: Plan, source: SourceText) {
         let environment = ProcessInfo.processInfo.environment
         do {
             let loaded = try ManifestLoader(environment: environment).load(path: manifest)
-            return (try Planner(environment: environment).plan(loaded), loaded.source)
+            return (try Planner(environment: environment).plan(loaded, stateFolder: stateFolder), loaded.source)
         } catch {
             StandardStreams.writeError(error.description + "\n")
             throw ExitCode(ExitStatus.invalidInput.rawValue)

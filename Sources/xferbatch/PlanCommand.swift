@@ -28,7 +28,7 @@ struct PlanCommand: AsyncParsableCommand {
     var probe = false
 
     func run() async throws {
-        var plan = try options.loadPlan()
+        var plan = try options.load(stateFolder: stateOptions.state).plan
         // The concurrency a run would use (it raises its open-file limit first).
         if let warning = OpenFileLimit.fit(&plan.limits, openFiles: OpenFileLimit.available()) {
             StandardStreams.writeError("xferbatch: warning: \(warning)\n")

@@ -71,7 +71,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         LogSetup.bootstrap()
-        var (plan, source) = try options.load()
+        var (plan, source) = try options.load(stateFolder: stateOptions.state)
         for (option, path) in [("--report", report), ("--junit", junit)] {
             guard let path, let problem = ReportFile.problem(writing: path) else { continue }
             StandardStreams.writeError("xferbatch: \(option): cannot write \(path): \(problem)\n")

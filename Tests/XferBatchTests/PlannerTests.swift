@@ -218,6 +218,17 @@ struct OwnFilesPlanningTests {
         #expect(folder.contains { $0.contains("jobs[0].download.to: writes inside /work/.xferbatch") })
     }
 
+    /// `--state .` is allowed beside outputs; replacing the files it keeps is not.
+    @Test func aDestinationThatIsAFileOfTheStateFolderGivenWithStateIsAnError() throws {
+        let json = M.manifest(jobs: M.download("a", to: "keep/checkpoints.sqlite") + "," + M.download("b", to: "keep/b.bin")
+                              + "," + #"{"id": "x", "extract": {"from": "b", "to": "keep/"}}"#, extra: #""outputDir": ".","#)
+        let loaded = try ManifestLoader(environment: [:]).decode(bytes: Array(json.utf8), path: "m.json", directory: M.directory)
+        let error = try #require(throws: ManifestError.self) { try Planner(environment: [:]).plan(loaded, stateFolder: "/work/keep") }
+        #expect(error.lines.contains { $0.contains("jobs[0].download.to: writes /work/keep/checkpoints.sqlite, a file the state folder /work/keep keeps") })
+        #expect(error.lines.contains { $0.contains("jobs[2].extract.to: replaces /work/keep/ as a whole, and it holds the state folder") })
+        #expect(!error.lines.contains { $0.contains("jobs[1]") && $0.contains("state folder") }, "b.bin may sit beside the state files")
+    }
+
     @Test func anExtractionReplacingTheFolderThatHoldsTheManifestIsAnError() {
         let jobs = M.download("a", to: "a.zip") + #", {"id": "x", "allowOutsideOutputDir": true, "extract": {"from": "a", "to": "../"}}"#
         let lines = M.problems(M.manifest(jobs: jobs, extra: #""outputDir": "out","#))

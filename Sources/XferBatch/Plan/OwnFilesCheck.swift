@@ -12,8 +12,12 @@ struct OwnFilesCheck {
     let manifest: String?
     /// `.xferbatch/` beside the manifest: every manifest's default state folder.
     let stateRoot: String
+    /// The state folder given with `--state`, absolute, if any: outputs may sit beside its
+    /// files (`--state .`), not replace them.
+    let stateFolder: String?
 
-    init(manifestPath: String, directory: String) {
+    init(manifestPath: String, directory: String, stateFolder: String? = nil) {
+        self.stateFolder = stateFolder.map(PathText.absolute)
         manifest = manifestPath == ManifestLoader.standardInputName ? nil
             : directory == "/" ? "/" + PathText.lastComponent(manifestPath) : directory + "/" + PathText.lastComponent(manifestPath)
         stateRoot = PathText.resolve(Plan.stateFolderName, against: directory)
@@ -27,8 +31,12 @@ struct OwnFilesCheck {
         if PathText.isWithin(bare, folder: stateRoot) {
             return "writes inside \(stateRoot), where runs keep their checkpoints and locks; choose a destination outside it"
         }
+        // A folder given with --state may hold other files (`--state .`), but not in place of its own.
+        if let stateFolder, !folder, PathText.parent(bare) == stateFolder, StateFolder.keeps(PathText.lastComponent(bare)) {
+            return "writes \(bare), a file the state folder \(stateFolder) keeps; choose another destination"
+        }
         guard kind == .extract else { return nil }
-        for (path, what) in [(manifest, "the manifest"), (stateRoot, "the state folders")]
+        for (path, what) in [(manifest, "the manifest"), (stateRoot, "the state folders"), (stateFolder, "the state folder")]
         where path.map({ PathText.isWithin($0, folder: bare) }) ?? false {
             return "replaces \(output) as a whole, and it holds \(what) (\(path ?? "")); choose a folder that does not"
         }

@@ -13,9 +13,11 @@ public struct Planner: Sendable {
     }
 
     /// Plans a loaded manifest, positioning any problem in its source.
-    public func plan(_ loaded: LoadedManifest) throws(ManifestError) -> Plan {
+    /// - Parameter stateFolder: a state folder given instead of the default (`--state`),
+    ///   which no job may write into either.
+    public func plan(_ loaded: LoadedManifest, stateFolder: String? = nil) throws(ManifestError) -> Plan {
         do {
-            return try plan(loaded.manifest, manifestPath: loaded.source.path, directory: loaded.directory)
+            return try plan(loaded.manifest, manifestPath: loaded.source.path, directory: loaded.directory, stateFolder: stateFolder)
         } catch {
             let root = try? JSONParser.parse(loaded.source.bytes)
             throw ManifestError(source: loaded.source, root: root, diagnostics: error.diagnostics)
@@ -23,7 +25,7 @@ public struct Planner: Sendable {
     }
 
     /// Plans `manifest`, whose relative paths resolve against `directory` (absolute).
-    public func plan(_ manifest: Manifest, manifestPath: String, directory: String) throws(PlanningError) -> Plan {
+    public func plan(_ manifest: Manifest, manifestPath: String, directory: String, stateFolder: String? = nil) throws(PlanningError) -> Plan {
         var problems: [Diagnostic] = []
         let outputDirectory = PathText.resolve(manifest.outputDir, against: directory)
         let jobs = manifest.jobs
@@ -92,7 +94,8 @@ public struct Planner: Sendable {
             }
         }
         problems += DataflowCheck(jobs: jobs, planned: planned, outputs: outputs, graph: graph).problems()
-        problems += OwnFilesCheck(manifestPath: manifestPath, directory: directory).problems(jobs: jobs, planned: planned, outputs: outputs)
+        problems += OwnFilesCheck(manifestPath: manifestPath, directory: directory, stateFolder: stateFolder)
+            .problems(jobs: jobs, planned: planned, outputs: outputs)
         if !problems.isEmpty { throw PlanningError(diagnostics: problems) }
         return Plan(name: manifest.name, manifestPath: manifestPath, directory: directory,
                     outputDirectory: outputDirectory, limits: manifest.limits, jobs: planned, graph: graph)
