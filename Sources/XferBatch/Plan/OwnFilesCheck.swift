@@ -1,5 +1,5 @@
-/// Keeps jobs off the files a run itself depends on: the manifest and the state folders
-/// beside it (`.xferbatch/`).
+/// Keeps jobs off the files a run itself depends on: the manifest, the state folders
+/// beside it (`.xferbatch/`), and the files of a state folder given with `--state`.
 ///
 /// A download to the manifest's own path replaced the manifest with the download (seen:
 /// the run said "succeeded", the next one could not read its manifest), and one into
