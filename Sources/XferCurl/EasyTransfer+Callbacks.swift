@@ -86,7 +86,7 @@ extension EasyTransfer {
         let status = responseCode()
         if isHTTP && !(200..<300).contains(status) { return true }  // captured, not written
         guard case .file(let fd, _) = request.destination else { return true }
-        if let refusal = request.onResponse?(status, responseHeaders) {
+        if let refusal = request.onResponse?(status, headersForResponse()) {
             localFailure = refusal
             return false
         }
@@ -153,6 +153,19 @@ extension EasyTransfer {
             i += 1
         }
         return true
+    }
+
+    /// The kept headers, with a `content-length` for FTP, SFTP and file transfers, whose
+    /// size libcurl learns otherwise (SIZE, stat), so that a caller can weigh the body
+    /// before it lands whatever the protocol. Not for a resumed one: libcurl's figure is
+    /// then what is left, not the file's size.
+    private func headersForResponse() -> [String: String] {
+        guard !isHTTP, responseHeaders["content-length"] == nil, (request.resumeFrom ?? 0) == 0, let handle else { return responseHeaders }
+        var length: curl_off_t = -1
+        guard xb_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK, length >= 0 else { return responseHeaders }
+        var headers = responseHeaders
+        headers["content-length"] = String(length)
+        return headers
     }
 
     func responseCode() -> Int {

@@ -20,7 +20,8 @@ public struct TransferRequest: Sendable {
     public var ifModifiedSince: String?
     public var options: Options
     /// Called once, on the engine's thread, when a successful response's first body byte
-    /// arrives and before it is written, with the status and kept headers. Callers use it
+    /// arrives and before it is written, with the status and kept headers (for FTP, SFTP
+    /// and file transfers from byte 0, `content-length` is the size libcurl learned). Callers use it
     /// to commit validators (ETag) before any byte lands, so that a killed run can resume,
     /// and to refuse a body they cannot take (too large for the disk): an error returned
     /// ends the transfer with it, nothing written. Must be quick.

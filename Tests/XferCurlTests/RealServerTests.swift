@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import XferCurl
 
@@ -110,6 +111,25 @@ struct RealServerTests {
             await #expect {
                 _ = try await download(engine, "ftp://127.0.0.1:\(ftp.port)/pub/missing.bin", to: file)
             } throws: { ($0 as? TransferError)?.kind == .permanent }
+        }
+    }
+
+    /// FTP sends no headers; libcurl learns the size with SIZE. The response callback gets
+    /// it as `content-length`, so a caller can weigh the body before it lands (disk space).
+    @Test func anFTPFilesSizeReachesTheResponseCallbackAsItsContentLength() async throws {
+        guard let ftp = try RealServer.vsftpd() else { return }
+        defer { ftp.stop() }
+        try ftp.write("ftp/pub/s.bin", EngineTesting.bytes(300_000))
+        try await withEngine { engine, scratch in
+            let announced = Mutex<[String?]>([])
+            for resume in [0, 100_000] {
+                _ = try await download(engine, "ftp://127.0.0.1:\(ftp.port)/pub/s.bin", to: scratch.appendingPathComponent("s.bin").path,
+                                       request: { r in
+                                           if resume > 0 { r.resumeFrom = Int64(resume) }
+                                           r.onResponse = { _, headers in announced.withLock { $0.append(headers["content-length"]) }; return nil }
+                                       }, existing: Array(EngineTesting.bytes(300_000)[..<resume]))
+            }
+            #expect(announced.withLock { $0 } == ["300000", nil], "the whole file's size; a resumed one's would be what is left")
         }
     }
 
