@@ -73,7 +73,7 @@ struct RunCommand: AsyncParsableCommand {
         LogSetup.bootstrap()
         var (plan, source) = try options.load(stateFolder: stateOptions.state)
         for (option, path) in [("--report", report), ("--junit", junit)] {
-            guard let path, let problem = ReportFile.problem(writing: path) else { continue }
+            guard let path, let problem = ReportFile.prepare(writing: path) else { continue }
             StandardStreams.writeError("xferbatch: \(option): cannot write \(path): \(problem)\n")
             throw ExitCode(ExitStatus.invalidInput.rawValue)
         }

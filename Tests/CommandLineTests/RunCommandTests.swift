@@ -125,15 +125,29 @@ struct RunCommandTests {
     @Test func aReportThatCannotBeWrittenStopsTheRunBeforeItStarts() async throws {
         let scratch = try Scratch()
         try FileManager.default.createDirectory(atPath: scratch.path("folder"), withIntermediateDirectories: true)
+        try #require(FileManager.default.createFile(atPath: scratch.path("blocker"), contents: Data("x".utf8)))
         try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
-        let missing = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--report", scratch.path("no/such/r.json")])
-        #expect(missing.status == 2)
-        #expect(missing.stderr == "xferbatch: --report: cannot write \(scratch.path("no/such/r.json")): the folder \(scratch.path("no/such")) does not exist\n")
+        let blocked = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--report", scratch.path("blocker/r.json")])
+        #expect(blocked.status == 2)
+        #expect(blocked.stderr.hasPrefix("xferbatch: --report: cannot write \(scratch.path("blocker/r.json")): cannot create the folder \(scratch.path("blocker"))"),
+                "\(blocked.stderr)")
         let folder = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--junit", scratch.path("folder")])
         #expect(folder.status == 2)
         #expect(folder.stderr == "xferbatch: --junit: cannot write \(scratch.path("folder")): \(scratch.path("folder")) is a folder\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.folder.path).sorted() == ["folder", "m.json"], "nothing ran")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.folder.path).sorted() == ["blocker", "folder", "m.json"], "nothing ran")
+    }
+
+    /// As a run creates its output folders: `--report out/r.json`, with `out/` the output
+    /// folder a first run creates, is the common case (the demo does it).
+    @Test func aReportsMissingFolderIsCreated() async throws {
+        let scratch = try Scratch()
+        try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let run = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--report", scratch.path("out/reports/r.json")])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: scratch.path("out/reports/r.json")))
+        #expect(FileManager.default.fileExists(atPath: scratch.path("out/a.txt")))
     }
 
     /// The jobs succeeded, but the report a CI step or cron wrapper reads is missing: exit 1.

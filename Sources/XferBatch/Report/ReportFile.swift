@@ -28,17 +28,22 @@ public enum ReportFile {
         return failure
     }
 
-    /// Why a report could not be written to `path`, checked before a run starts, or nil:
-    /// a cron job whose report folder is missing learns it at once, not after the night's
+    /// Makes sure a report can be written to `path` before a run starts: creates its
+    /// folder if missing (as a run creates its output folders; `--report out/r.json` with
+    /// `out/` the output folder is common), and returns why not otherwise, or nil. A cron
+    /// job whose report cannot be written learns it at once, not after the night's
     /// transfers. The write at the end can still fail (a full disk); the run then says so
     /// and exits 1.
-    public static func problem(writing path: String) -> String? {
+    public static func prepare(writing path: String) -> String? {
         let absolute = PathText.absolute(path)
         var info = stat()
         if stat(absolute, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return "\(path) is a folder" }
         let folder = PathText.parent(absolute)
-        guard stat(folder, &info) == 0 else { return "the folder \(folder) does not exist" }
-        guard info.st_mode & S_IFMT == S_IFDIR else { return "\(folder) is not a folder" }
+        do {
+            try Folders.create(folder)
+        } catch {
+            return error.message
+        }
         guard access(folder, W_OK) == 0 else { return "the folder \(folder) is not writable: \(reason())" }
         return nil
     }
