@@ -102,18 +102,23 @@ struct DestinationTests {
         #expect(t.transport.requests.isEmpty)
     }
 
-    @Test func planSaysWhichJobsWouldFailOnTheirDestination() throws {
+    @Test func planSaysWhichJobsWouldFailOnTheirDestination() async throws {
         let t = try E()
         defer { t.cleanUp() }
         try FileManager.default.createDirectory(atPath: t.folder.path + "/a.bin", withIntermediateDirectories: false)
         #expect(mkfifo(t.folder.path + "/b.bin", 0o644) == 0)
-        let plan = try t.plan(jobs: [E.download("a", "https://x.org/a"), E.download("b", "https://x.org/b"), E.download("c", "https://x.org/c")]
-            .joined(separator: ","))
+        try Data("x".utf8).write(to: t.folder.appendingPathComponent("blocker"))
+        let plan = try t.plan(jobs: [E.download("a", "https://x.org/a"), E.download("b", "https://x.org/b"), E.download("c", "https://x.org/c"),
+                                     E.download("d", "https://x.org/d", to: "blocker/sub/d.bin")].joined(separator: ","))
         let forecast = RunForecast(plan: plan, store: InMemoryCheckpointStore())
         #expect(forecast.actions == [
             .fails(reason: "\(t.folder.path)/a.bin is a folder; end \"to\" with / to download into it"),
             .fails(reason: "\(t.folder.path)/b.bin is a named pipe: a finished file is renamed into place, which would replace it; choose another destination"),
             .transfer,
+            .fails(reason: "cannot create the folder \(t.folder.path)/blocker/sub: \(t.folder.path)/blocker is a file, not a folder"),
         ])
+        // And the run says the same of it.
+        t.transport.script("https://x.org/d", [.body([1])])
+        #expect(await t.run(plan).job("d")?.lifecycle.reason == "mkdir: cannot create the folder \(t.folder.path)/blocker/sub: \(t.folder.path)/blocker is a file, not a folder")
     }
 }

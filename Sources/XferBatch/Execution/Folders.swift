@@ -17,9 +17,26 @@ public enum Folders {
     /// Creates `folder` and its missing parents; does nothing when it exists. Safe against
     /// another process creating the same folders at the same time.
     public static func create(_ folder: String) throws(CreationError) {
+        for path in try missing(folder).reversed() where mkdir(path, 0o777) != 0 && errno != EEXIST {
+            throw failure(folder, at: path)
+        }
+    }
+
+    /// What `create` would fail on at once (a file where a folder should be), found
+    /// without creating anything, or nil: what `plan` reports.
+    public static func obstacle(to folder: String) -> CreationError? {
+        do {
+            _ = try missing(folder)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// The folders to create, deepest first, walking up to the nearest existing ancestor.
+    private static func missing(_ folder: String) throws(CreationError) -> [String] {
         var path = folder
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
-        // Walk up to the nearest existing ancestor, then create the rest downwards.
         var missing: [String] = []
         while path != "/", path != "." {
             var info = stat()
@@ -35,9 +52,7 @@ public enum Folders {
             missing.append(path)
             path = PathText.parent(path)
         }
-        for path in missing.reversed() where mkdir(path, 0o777) != 0 && errno != EEXIST {
-            throw failure(folder, at: path)
-        }
+        return missing
     }
 
     private static func failure(_ folder: String, at path: String) -> CreationError {

@@ -49,6 +49,10 @@ public struct RunForecast: Sendable {
                     actions.append(.fails(reason: problem))
                     continue
                 }
+                if let obstacle = Folders.obstacle(to: d.namesFileAtRunTime ? d.to : PathText.parent(d.to)) {
+                    actions.append(.fails(reason: obstacle.message))
+                    continue
+                }
                 // What would be fetched; the decision itself goes by the manifest alone, as a run's does.
                 let size = d.size ?? probedSizes[job.index]
                 let partial = d.partialPath(jobID: job.id)
@@ -68,7 +72,8 @@ public struct RunForecast: Sendable {
                     needed += size ?? 0
                 }
             case .archive(let a):
-                if let problem = DestinationCheck.problem(at: a.to, folderHint: DestinationCheck.archiveHint) {
+                if let problem = DestinationCheck.problem(at: a.to, folderHint: DestinationCheck.archiveHint)
+                    ?? Folders.obstacle(to: PathText.parent(a.to))?.message {
                     actions.append(.fails(reason: problem))
                 } else {
                     actions.append(previous?.phase == .done ? .skipIfUnchanged : .transfer)
