@@ -22,19 +22,10 @@ public enum Folders {
         }
     }
 
-    /// What `create` would fail on at once (a file where a folder should be), found
-    /// without creating anything, or nil: what `plan` reports.
-    public static func obstacle(to folder: String) -> CreationError? {
-        do {
-            _ = try missing(folder)
-            return nil
-        } catch {
-            return error
-        }
-    }
-
-    /// The folders to create, deepest first, walking up to the nearest existing ancestor.
-    private static func missing(_ folder: String) throws(CreationError) -> [String] {
+    /// The folders `create` would make, deepest first (none: `folder` exists), or what it
+    /// would fail on at once (a file where a folder should be); found without creating
+    /// anything, walking up to the nearest existing ancestor. What `plan` reports.
+    public static func missing(_ folder: String) throws(CreationError) -> [String] {
         var path = folder
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
         var missing: [String] = []

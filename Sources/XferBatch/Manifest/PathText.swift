@@ -63,10 +63,17 @@ enum PathText {
     /// Compares bytes, as the filesystem does (no Unicode equivalence; and cheaper: it
     /// runs for every job's events).
     static func isWithin(_ path: String, folder: String) -> Bool {
-        let (p, f) = (path.utf8, folder.utf8)
-        guard p.starts(with: f) else { return false }
-        if p.count == f.count || f.last == UInt8(ascii: "/") { return true }
-        return p[p.index(p.startIndex, offsetBy: f.count)] == UInt8(ascii: "/")
+        // On the strings' contiguous bytes with memcmp: `UTF8View.starts(with:)` cost about
+        // 1,400 instructions a call (callgrind, bench/plan-scale), which `plan` paid twice a job.
+        var (path, folder) = (path, folder)
+        return path.withUTF8 { p in
+            folder.withUTF8 { f in
+                guard p.count >= f.count else { return false }
+                guard f.count > 0 else { return true }
+                guard memcmp(p.baseAddress!, f.baseAddress!, f.count) == 0 else { return false }
+                return p.count == f.count || f[f.count - 1] == UInt8(ascii: "/") || p[f.count] == UInt8(ascii: "/")
+            }
+        }
     }
 
     /// `path` relative to `base` when inside it, else `path` itself (for display). `base`

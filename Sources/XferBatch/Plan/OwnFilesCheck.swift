@@ -25,8 +25,9 @@ struct OwnFilesCheck {
 
     /// What is wrong with writing `output` (a job's file, or its folder ending in `/`), if anything.
     func problem(writing output: String, kind: JobKind) -> String? {
-        let folder = output.hasSuffix("/")
-        let bare = folder && output != "/" ? String(output.dropLast()) : output
+        // Bytes, not `hasSuffix`: this runs for every job (bench/plan-scale).
+        let folder = output.utf8.last == UInt8(ascii: "/")
+        let bare = folder && output.utf8.count > 1 ? String(output.dropLast()) : output
         if !folder, bare == manifest { return "writes \(bare), which is the manifest itself; choose another destination" }
         if PathText.isWithin(bare, folder: stateRoot) {
             return "writes inside \(stateRoot), where runs keep their checkpoints and locks; choose a destination outside it"
