@@ -14,7 +14,7 @@ import sys
 # (label, demangled function name the inclusive count is read from; several: the first
 # found, for builds from before a function was renamed)
 AREAS = [
-    ("setup: read and plan the manifest", ("ManifestOptions.load()", "ManifestOptions.loadPlan()")),
+    ("setup: read and plan the manifest", ("ManifestOptions.load(stateFolder:)", "ManifestOptions.load()", "ManifestOptions.loadPlan()")),
     ("curl thread, without sha256 blocks", "TransferEngine.runLoop()"),
     ("  libcurl, without sha256 blocks", "curl_multi_perform"),
     ("  tasks run there (jobs, the executor)", "swift_job_run_on_task_executor"),
