@@ -13,15 +13,14 @@ enum DiskSpace {
 
     /// The device and free bytes of the file system holding `folder` (its nearest existing
     /// ancestor): the device tells which downloads share a disk.
+    /// The walk up is `Folders.missing`'s; a file in the way gives nil (the job then
+    /// fails creating its folder, saying so).
     static func fileSystem(of folder: String) -> (device: UInt64, free: Int64)? {
-        var path = folder
+        guard let missing = try? Folders.missing(folder) else { return nil }
+        let existing = missing.last.map(PathText.parent) ?? folder
         var info = stat()
-        while stat(path, &info) != 0 {
-            guard path != "/", !path.isEmpty else { return nil }
-            path = PathText.parent(path)
-        }
         var fs = statvfs()
-        guard statvfs(path, &fs) == 0 else { return nil }
+        guard stat(existing, &info) == 0, statvfs(existing, &fs) == 0 else { return nil }
         return (UInt64(info.st_dev), Int64(fs.f_bavail) * Int64(fs.f_frsize))
     }
 

@@ -14,7 +14,9 @@ public struct RunForecast: Sendable {
         case transfer
         /// An upload or archive done before: skipped if its inputs did not change.
         case skipIfUnchanged
-        /// The job would fail before transferring anything (see `DestinationCheck`).
+        /// The job would fail before transferring anything: its destination is not a file
+        /// (`DestinationCheck`), its folder cannot be made (`Folders.missing`), or an
+        /// upload's source is a folder (`JobRunner.sourceProblem`).
         case fails(reason: String)
     }
 
