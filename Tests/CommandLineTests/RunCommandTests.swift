@@ -615,6 +615,22 @@ struct StateCommandTests {
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
     }
 
+    /// The manifest gives no `size`: the server's Content-Length is recorded with the
+    /// partial, so `status` gives a percentage and `plan` what the resume still needs.
+    @Test func aPartialShowsHowMuchOfTheSizeTheServerAnnouncedItHolds() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        _ = try await Self.leaveAPartial(scratch, server)
+        await server.stop()
+        let status = try await CommandRunner.run(["status", scratch.path("m.json")])
+        #expect(status.stdout.contains("partial  big  14%  "), "300,000 of 2,097,152 bytes: \(status.stdout)")
+        let json = try await CommandRunner.run(["status", scratch.path("m.json"), "--json"])
+        #expect(json.stdout.contains(#""expectedBytes": 2097152"#))
+        let plan = try await CommandRunner.run(["plan", scratch.path("m.json")])
+        #expect(plan.stdout.contains("run: resume at 293 KiB of 2 MiB (14%)"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("disk: 1.7 MiB of known sizes to download"), "the rest of the file, not nothing: \(plan.stdout)")
+    }
+
     @Test func aJobTakenOutOfTheManifestIsListedByStatusAndResetStaleDeletesItsPartial() async throws {
         let scratch = try RunCommandTests.Scratch()
         let partial = try await Self.takeOutAJobWithAPartial(scratch)

@@ -67,12 +67,14 @@ extension JobRunner {
 }
 
 extension CheckpointStore {
-    /// Saves `record`, keeping validators already stored for it (from `onResponse`).
+    /// Saves `record`, keeping the validators and the announced size already stored for it
+    /// (from `onResponse`).
     func save(merging record: JobCheckpoint) throws {
         var merged = record
         if let stored = try load(record.jobID), stored.fingerprint == record.fingerprint {
             merged.etag = record.etag ?? stored.etag
             merged.lastModified = record.lastModified ?? stored.lastModified
+            merged.expectedSize = record.expectedSize ?? stored.expectedSize
         }
         try save(merged)
     }

@@ -118,6 +118,9 @@ extension JobRunner {
             // `resumableSize`, never a wrong byte, and small files need one commit, not two.
             guard let store, (length ?? Int64.max) > Self.resumableSize else { return nil }
             var r = started
+            // The whole file's size, for `status` (percent) and `plan` (what a resume still
+            // needs); the manifest's `size`, when given, was already recorded.
+            if r.expectedSize == nil, let length { r.expectedSize = status == 206 ? offset + length : length }
             r.etag = headers["etag"] ?? (resuming ? started.etag : nil)
             r.lastModified = headers["last-modified"] ?? (resuming ? started.lastModified : nil)
             try? store.save(r)

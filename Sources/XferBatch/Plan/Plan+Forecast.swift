@@ -3,7 +3,9 @@
 public struct RunForecast: Sendable {
     public enum Action: Sendable, Equatable {
         case upToDate(path: String)
-        case resume(offset: Int64)
+        /// `total` is the whole file's size when known: the manifest's `size`, what the
+        /// server announced to the run that wrote the partial, or `plan --probe`'s answer.
+        case resume(offset: Int64, total: Int64?)
         case conditional
         /// Done before, but the file's modification time changed: its SHA-256 decides
         /// between keeping it and downloading it again.
@@ -64,8 +66,9 @@ public struct RunForecast: Sendable {
                     actions.append(.adopt(path: path))
                 case .conditional: actions.append(.conditional)
                 case .resume(let offset, _):
-                    actions.append(.resume(offset: offset))
-                    needed += max(0, (size ?? offset) - offset)
+                    let total = size ?? previous?.expectedSize
+                    actions.append(.resume(offset: offset, total: total))
+                    needed += max(0, (total ?? offset) - offset)
                 case .fresh:
                     actions.append(.transfer)
                     needed += size ?? 0
@@ -110,7 +113,9 @@ public struct RunForecast: Sendable {
     public static func describe(_ action: Action, kind: JobKind) -> String {
         switch action {
         case .upToDate(let path): "up to date (\(path)): nothing to transfer"
-        case .resume(let offset): "resume at \(ByteSize.format(offset))"
+        case .resume(let offset, let total?) where total > 0:
+            "resume at \(ByteSize.format(offset)) of \(ByteSize.format(total)) (\(min(100, offset * 100 / total))%)"
+        case .resume(let offset, _): "resume at \(ByteSize.format(offset))"
         case .conditional: "refresh if changed (conditional request)"
         case .verify(let path): "verify \(path) (modified since the run that wrote it): kept if its SHA-256 matches, else downloaded again"
         case .adopt(let path): "check \(path) (there, but not downloaded by a run of this manifest): kept if it has the manifest's SHA-256, else downloaded again"

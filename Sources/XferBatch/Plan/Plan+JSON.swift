@@ -157,7 +157,10 @@ extension Plan {
                 w.key("run")
                 w.object { w in
                     w.member("action", RunForecast.name(action))
-                    if case .resume(let offset) = action { w.member("offset", offset) }
+                    if case .resume(let offset, let total) = action {
+                        w.member("offset", offset)
+                        if let total { w.member("size", total) }
+                    }
                     if case .upToDate(let path) = action { w.member("path", path) }
                     if case .verify(let path) = action { w.member("path", path) }
                     if case .adopt(let path) = action { w.member("path", path) }
