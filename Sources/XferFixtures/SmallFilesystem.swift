@@ -24,6 +24,11 @@ public final class SmallFilesystem: @unchecked Sendable {
         Self.run(["/bin/mount", "-o", "remount,size=\(bytes)", path])
     }
 
+    /// Remounts it read-only (EROFS for every write), keeping its files.
+    public func makeReadOnly() -> Bool {
+        Self.run(["/bin/mount", "-o", "remount,ro", path])
+    }
+
     deinit {
         _ = Self.run(["/bin/umount", path])
         try? FileManager.default.removeItem(atPath: path)

@@ -66,6 +66,27 @@ struct PlanCommandTests {
         #expect(schema.status == 0, "\(schema.stdout)\(schema.stderr)")
     }
 
+    /// A folder a run could not write in (read-only here; permission denied for another
+    /// user) shows as the failure it would be, and a state folder a run could not create as
+    /// the stop it would be, while `plan` itself goes on: it writes nothing.
+    @Test func foldersARunCouldNotWriteInAreShownBeforeTheRun() async throws {
+        guard let disk = RunCommandTests.smallDisk(bytes: 64 << 10) else { return }
+        try FileManager.default.createDirectory(atPath: disk.path + "/there", withIntermediateDirectories: true)
+        #expect(disk.makeReadOnly())
+        let scratch = try RunCommandTests.Scratch()
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "https://x.org/a", "to": "\#(disk.path)/there/a.bin"}, "allowOutsideOutputDir": true},"#
+            .appending(#" {"id": "b", "download": {"url": "https://x.org/b", "to": "\#(disk.path)/new/b.bin"}, "allowOutsideOutputDir": true},"#)
+            .appending(#" {"id": "c", "download": {"url": "https://x.org/c", "to": "c.bin"}}]}"#)
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["plan", scratch.path("m.json"), "--state", disk.path + "/state"])
+        #expect(result.status == 0)
+        let readOnly = String(cString: strerror(EROFS))
+        #expect(result.stdout.contains("run: fails: cannot write in the folder \(disk.path)/there: \(readOnly)\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("run: fails: cannot create the folder \(disk.path)/new: \(disk.path): \(readOnly)\n"))
+        #expect(result.stdout.contains("run: download\n"), "c's folder is writable")
+        #expect(result.stderr == "xferbatch: warning: a run would stop at once: cannot create the folder \(disk.path)/state: \(disk.path): \(readOnly) (--state DIR keeps the state elsewhere)\n")
+    }
+
     /// The sizes the manifest does not give, asked with HEAD requests, enter the disk check;
     /// the credentials are the run's, and nothing is downloaded or written.
     @Test func probeAsksTheServersForTheSizesTheManifestDoesNotGive() async throws {

@@ -46,6 +46,23 @@ public enum Folders {
         return missing
     }
 
+    /// Why a run could not write in `folder`, creating it and its missing parents first,
+    /// or nil: a file in the way (`missing`), or the nearest existing folder refusing
+    /// (permission denied, read-only file system), as `access(2)` answers for this process.
+    /// For `plan`, which creates nothing; a run learns the same from `mkdir` and `open`.
+    public static func writeProblem(in folder: String) -> CreationError? {
+        do { return refusal(writingIn: folder, creating: try missing(folder)) } catch { return error }
+    }
+
+    /// `writeProblem` when `missing(folder)` is known: the nearest existing folder's refusal.
+    public static func refusal(writingIn folder: String, creating toCreate: [String]) -> CreationError? {
+        let existing = toCreate.last.map(PathText.parent) ?? folder
+        guard access(existing, W_OK | X_OK) != 0 else { return nil }
+        let reason = String(cString: strerror(errno))
+        return toCreate.isEmpty ? CreationError(message: "cannot write in the folder \(folder): \(reason)")
+            : CreationError(message: "cannot create the folder \(folder): \(existing): \(reason)")
+    }
+
     private static func failure(_ folder: String, at path: String) -> CreationError {
         let reason = String(cString: strerror(errno))
         return CreationError(message: "cannot create the folder \(folder): \(path == folder ? "" : "\(path): ")\(reason)")

@@ -157,8 +157,9 @@ private struct DestinationFolders {
     private let creatableOutput: String?
 
     init(outputDirectory: String) {
-        let missing = try? Folders.missing(outputDirectory)
-        creatableOutput = missing.map { $0.isEmpty ? nil : outputDirectory } ?? nil
+        let toCreate = (try? Folders.missing(outputDirectory)) ?? []
+        let creatable = !toCreate.isEmpty && Folders.refusal(writingIn: outputDirectory, creating: toCreate) == nil
+        creatableOutput = creatable ? outputDirectory : nil
     }
 
     /// Why a run would fail before writing `path` (a file, or a folder with `intoFolder`),
@@ -170,7 +171,11 @@ private struct DestinationFolders {
         if let cached = known[folder] {
             exists = cached
         } else {
-            exists = Result { () throws(Folders.CreationError) in try Folders.missing(folder).isEmpty }
+            exists = Result { () throws(Folders.CreationError) in
+                let toCreate = try Folders.missing(folder)
+                if let refused = Folders.refusal(writingIn: folder, creating: toCreate) { throw refused }
+                return toCreate.isEmpty
+            }
             known[folder] = exists
         }
         switch exists {
