@@ -19,8 +19,9 @@ extension EasyTransfer {
         }
         if isHTTP && status >= 300 && status != 304 {
             let retryAfter = responseHeaders["retry-after"].flatMap { RetryAfter.parse($0) }
+            let upload = if case .none = request.body { "" } else { ": an upload with a header from the environment is not redirected, as the header would go along" }
             let reason = status < 400
-                ? "redirect not followed (\(responseHeaders["location"].map { "to \(URLText.redacted($0))" } ?? "no Location"))"
+                ? "redirect not followed (\(responseHeaders["location"].map { "to \(URLText.redacted($0))" } ?? "no Location"))\(followsRedirectsItself ? upload : "")"
                 : "the server answered \(status)"
             return .failure(TransferError(kind: TransferError.kind(ofHTTPStatus: status), code: "HTTP \(status)", message: reason,
                                           httpStatus: status, retryAfter: retryAfter, responseBody: captured))

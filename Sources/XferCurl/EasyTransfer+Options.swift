@@ -20,11 +20,11 @@ extension EasyTransfer {
         // Redirects: followed up to a limit; https may not lead to http unless allowed.
         // Credentials set through USERNAME/XOAUTH2 are not sent to another host
         // (CURLOPT_UNRESTRICTED_AUTH stays 0), and libcurl drops a custom Authorization
-        // header on a host change.
-        try set(easy, CURLOPT_FOLLOWLOCATION, 1)
+        // header on a host change; headers bound to the origin need the engine to follow
+        // (see `EasyTransfer+Redirects`).
+        try set(easy, CURLOPT_FOLLOWLOCATION, followsRedirectsItself ? 0 : 1)
         try set(easy, CURLOPT_MAXREDIRS, r.options.maxRedirects)
-        let redirectProtocols = (scheme == "https" && !r.options.allowInsecureRedirects) ? "https" : "http,https"
-        try set(easy, CURLOPT_REDIR_PROTOCOLS_STR, redirectProtocols)
+        try set(easy, CURLOPT_REDIR_PROTOCOLS_STR, redirectSchemes)
 
         // Timeouts. Stalls are watched in the progress callback (see `checkStall`).
         if let t = r.options.connectTimeout { try set(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(t)) }
@@ -97,8 +97,13 @@ extension EasyTransfer {
         }
     }
 
-    private func configureHeaders(_ easy: UnsafeMutableRawPointer) throws(TransferError) {
-        var lines = request.headers.map { "\($0.name): \($0.value)" }
+    /// Sets the request's headers; after a redirect to another origin (`leftOrigin`), those
+    /// bound to the first one are left out. Replaces a list set before.
+    func configureHeaders(_ easy: UnsafeMutableRawPointer) throws(TransferError) {
+        var lines: [String] = []
+        for header in request.headers where !leftOrigin || !request.originBoundHeaders.contains(header.name.lowercased()) {
+            lines.append("\(header.name): \(header.value)")
+        }
         if let ifRange = request.ifRange, request.resumeFrom ?? 0 > 0 { lines.append("If-Range: \(ifRange)") }
         if let etag = request.ifNoneMatch { lines.append("If-None-Match: \(etag)") }
         if let date = request.ifModifiedSince { lines.append("If-Modified-Since: \(date)") }
@@ -107,14 +112,24 @@ extension EasyTransfer {
             // Skip the 100-continue round trip: servers that want it answer anyway.
             lines.append("Expect:")
         }
-        guard isHTTP, !lines.isEmpty else { return }
+        guard isHTTP, !lines.isEmpty || headerList != nil else { return }
+        var built: UnsafeMutablePointer<curl_slist>? = nil
         for line in lines {
-            guard let list = curl_slist_append(headerList, line) else {
+            guard let list = curl_slist_append(built, line) else {
+                curl_slist_free_all(built)
                 throw TransferError(kind: .local, code: "curl_slist_append", message: "out of memory building headers")
             }
-            headerList = list
+            built = list
         }
-        try check(xb_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
+        // libcurl keeps the pointer: the old list is freed only once it is replaced.
+        let code = xb_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, built)
+        guard code == CURLE_OK else {
+            curl_slist_free_all(built)
+            try check(code, "CURLOPT_HTTPHEADER")
+            return
+        }
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = built
     }
 
     private var pathOfBody: String? {

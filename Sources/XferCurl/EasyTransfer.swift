@@ -41,6 +41,10 @@ final class EasyTransfer: @unchecked Sendable {
     var pendingCount = 0
     var sawFirstChunk = false
     var resumed = false
+    /// Redirects followed by the engine, and whether one left the first URL's origin
+    /// (see `EasyTransfer+Redirects`).
+    var redirectsFollowed = 0
+    var leftOrigin = false
     /// A failure our own callbacks detected (disk full, wrong range, stall); wins over libcurl's code.
     var localFailure: TransferError?
     /// Stall detection: bytes moved at the last progress call, and when they last changed

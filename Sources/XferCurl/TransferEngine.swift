@@ -201,7 +201,21 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
             let code = xb_msg_result(message)
             transfer.flushPendingWrite()  // a disk error here becomes the result
-            let result = transfer.result(for: code)
+            var result = transfer.result(for: code)
+            switch transfer.redirectTarget(after: code) {
+            case .success(let target):
+                curl_multi_remove_handle(multi, handle)
+                do throws(TransferError) {
+                    try transfer.follow(to: target)
+                    let added = curl_multi_add_handle(multi, handle)
+                    if added == CURLM_OK { continue }
+                    result = .failure(Self.multiError(added))
+                } catch {
+                    result = .failure(error)
+                }
+            case .failure(let error): result = .failure(error)
+            case nil: break
+            }
             active.removeValue(forKey: transfer.id)
             finish(transfer, with: result)
         }

@@ -8,6 +8,12 @@ public struct TransferRequest: Sendable {
     public var method: Method
     /// Extra request headers, sent in order. `Authorization` belongs in `auth`.
     public var headers: [(name: String, value: String)]
+    /// Names (lower-case) of `headers` that hold secrets: sent to the URL's origin (scheme,
+    /// host and port) only, never after a redirect to another one, as libcurl treats
+    /// `auth`. libcurl itself protects only `Authorization` and `Cookie` and would pass any
+    /// other header to whatever host a redirect names, so a request with such headers
+    /// follows its redirects in the engine (see `EasyTransfer+Redirects`).
+    public var originBoundHeaders: Set<String> = []
     public var auth: Auth
     public var body: Body
     public var destination: Destination

@@ -180,6 +180,20 @@ struct ExecutorTests {
         #expect(!"\(t.events.events)".contains("t0ps3cret"))
     }
 
+    /// A header read from the environment is a secret: the engine sends it to the URL's
+    /// origin only (see `EasyTransfer+Redirects`); a literal one follows redirects.
+    @Test func headersFromTheEnvironmentAreBoundToTheURLsOrigin() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.body([1])])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "headers": {"PRIVATE-TOKEN": {"valueEnv": "GL"}, "X-Trace": "1"}"#),
+                              environment: ["GL": "glpat-secret"])
+        _ = await t.run(plan, environment: ["GL": "glpat-secret"])
+        let request = try #require(t.transport.requests.first)
+        #expect(request.originBoundHeaders == ["private-token"])
+        #expect(request.headers.map(\.name) == ["PRIVATE-TOKEN", "X-Trace"])
+    }
+
     @Test func aMissingSecretFailsTheJobNamingTheVariable() async throws {
         let t = try E()
         defer { t.cleanUp() }

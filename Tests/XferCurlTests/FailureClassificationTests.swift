@@ -103,9 +103,12 @@ struct FailureClassificationTests {
         }
     }
 
-    @Test func aRedirectLoopIsPermanent() async throws {
+    /// Followed by libcurl, or by the engine for a request with origin-bound headers.
+    @Test(arguments: [false, true]) func aRedirectLoopIsPermanent(engineFollows: Bool) async throws {
         try await EngineTesting.with { t in
-            let error = try #require(try await t.download("/loop").result.failure)
+            let error = try #require(try await t.download("/loop") { r in
+                if engineFollows { r.headers = [("X-Key", "k")]; r.originBoundHeaders = ["x-key"] }
+            }.result.failure)
             #expect(error.kind == .permanent)
             #expect(error.code == "CURLE_TOO_MANY_REDIRECTS")
         }

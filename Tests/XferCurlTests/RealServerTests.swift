@@ -197,18 +197,22 @@ struct RealServerTests {
             let unverified = try await engine.perform(insecure, progress: TransferProgress())
             #expect(unverified.status == 200)
 
-            var downgrade = TransferRequest(url: base + "/to-http")
-            downgrade.options.caFile = tls.path("cert.pem")
-            await #expect {
-                _ = try await engine.perform(downgrade, progress: TransferProgress())
-            } throws: { error in
-                let e = error as? TransferError
-                return e?.kind == .permanent && e?.code == "CURLE_UNSUPPORTED_PROTOCOL" && e?.message.contains("https URL may not lead to http") == true
+            // Followed by libcurl, then by the engine (a request with origin-bound headers).
+            for engineFollows in [false, true] {
+                var downgrade = TransferRequest(url: base + "/to-http")
+                downgrade.options.caFile = tls.path("cert.pem")
+                if engineFollows { downgrade.headers = [("X-Key", "k")]; downgrade.originBoundHeaders = ["x-key"] }
+                await #expect {
+                    _ = try await engine.perform(downgrade, progress: TransferProgress())
+                } throws: { error in
+                    let e = error as? TransferError
+                    return e?.kind == .permanent && e?.code == "CURLE_UNSUPPORTED_PROTOCOL" && e?.message.contains("https URL may not lead to http") == true
+                }
+                downgrade.options.allowInsecureRedirects = true
+                await #expect {
+                    _ = try await engine.perform(downgrade, progress: TransferProgress())
+                } throws: { ($0 as? TransferError)?.code == "CURLE_COULDNT_CONNECT" }  // it followed; nothing listens there
             }
-            downgrade.options.allowInsecureRedirects = true
-            await #expect {
-                _ = try await engine.perform(downgrade, progress: TransferProgress())
-            } throws: { ($0 as? TransferError)?.code == "CURLE_COULDNT_CONNECT" }  // it followed; nothing listens there
         }
     }
 }

@@ -126,6 +126,61 @@ struct UploadTests {
         }
     }
 
+    /// libcurl passes every custom header but Authorization and Cookie to any host a
+    /// redirect names; a header holding a secret (from the environment) must not follow.
+    @Test func originBoundHeadersAreNotSentToAnotherHostAfterARedirect() async throws {
+        try await EngineTesting.with { t in
+            let blob = try await FixtureServer.start(host: "127.0.0.2")
+            blob.addFile("linux-x64.zip", EngineTesting.bytes(12_345))
+            t.server.redirect("/api/artifacts/linux-x64.zip", to: "\(blob.baseURL)/files/linux-x64.zip?sig=abc")
+            let (result, bytes) = try await t.download("/api/artifacts/linux-x64.zip") {
+                $0.headers = [("PRIVATE-TOKEN", "glpat-secret"), ("X-Trace", "1")]
+                $0.originBoundHeaders = ["private-token"]
+                $0.auth = .bearer(token: "ci-token")
+            }
+            await blob.stop()
+            #expect(result.success?.status == 200)
+            #expect(bytes == EngineTesting.bytes(12_345))
+            #expect(result.success?.effectiveURL == "\(blob.baseURL)/files/linux-x64.zip?sig=abc")
+            #expect(t.server.requests.last?.header("PRIVATE-TOKEN") == "glpat-secret")
+            let followed = try #require(blob.requests.last)
+            #expect(followed.header("PRIVATE-TOKEN") == nil)
+            #expect(followed.header("Authorization") == nil)
+            #expect(followed.header("X-Trace") == "1", "a header without a secret follows, as with libcurl")
+        }
+    }
+
+    @Test func originBoundHeadersFollowARedirectWithinTheOrigin() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("new.bin", [4, 2])
+            t.server.redirect("/files/old.bin", to: "/files/new.bin")
+            let (result, bytes) = try await t.download("/files/old.bin") {
+                $0.headers = [("PRIVATE-TOKEN", "glpat-secret")]
+                $0.originBoundHeaders = ["private-token"]
+            }
+            #expect(result.success?.status == 200)
+            #expect(bytes == [4, 2], "the redirect's own body is not written")
+            #expect(t.server.requests(to: "/files/new.bin").first?.header("PRIVATE-TOKEN") == "glpat-secret")
+        }
+    }
+
+    @Test func anUploadWithAnOriginBoundHeaderIsNotRedirectedAndSaysWhy() async throws {
+        try await EngineTesting.with { t in
+            let other = try await FixtureServer.start(host: "127.0.0.2")
+            t.server.redirect("/upload/moved", to: "\(other.baseURL)/upload/here")
+            let (path, fd) = try t.openFile("body-\(UUID().uuidString)", contents: [1, 2, 3])
+            close(fd)
+            var request = TransferRequest(url: t.url("/upload/moved"), method: .put, body: .file(path: path, contentType: nil))
+            request.headers = [("X-Api-Key", "k")]
+            request.originBoundHeaders = ["x-api-key"]
+            let error = await #expect(throws: TransferError.self) { _ = try await t.engine.perform(request, progress: TransferProgress()) }
+            await other.stop()
+            #expect(error?.code == "HTTP 307" || error?.code == "HTTP 302")
+            #expect(error?.message.contains("an upload with a header from the environment is not redirected") == true, "\(String(describing: error))")
+            #expect(other.requests.isEmpty)
+        }
+    }
+
     @Test func basicCredentialsAreNotSentToAnotherHostEither() async throws {
         try await EngineTesting.with { t in
             let other = try await FixtureServer.start(host: "127.0.0.2")

@@ -66,8 +66,10 @@ struct JobRunner: Sendable {
         options.maxRedirects = TransferRequest.Options.defaultMaxRedirects
         options.allowInsecureRedirects = t.allowHttpRedirects
         options.maxBytesPerSecond = bandwidthPerTransfer
-        return TransferRequest(url: url.string, headers: try secrets.headers(t.headers), auth: try secrets.auth(t.auth),
-                               options: options)
+        let headers = try secrets.headers(t.headers)
+        var request = TransferRequest(url: url.string, headers: headers.all, auth: try secrets.auth(t.auth), options: options)
+        request.originBoundHeaders = headers.secret
+        return request
     }
 
     static func failure(_ error: TransferError) -> JobFailure {

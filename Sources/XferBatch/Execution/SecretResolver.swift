@@ -23,14 +23,20 @@ struct SecretResolver: Sendable {
         }
     }
 
-    func headers(_ headers: [Header]) throws(JobFailure) -> [(name: String, value: String)] {
+    /// The headers with their values, and the names (lower-case) of those read from the
+    /// environment: secrets, which go to the URL's origin only
+    /// (`TransferRequest.originBoundHeaders`).
+    func headers(_ headers: [Header]) throws(JobFailure) -> (all: [(name: String, value: String)], secret: Set<String>) {
         var out: [(name: String, value: String)] = []
+        var secret: Set<String> = []
         for header in headers {
             switch header.value {
             case .literal(let v): out.append((header.name, v))
-            case .environment(let name): out.append((header.name, try value(name)))
+            case .environment(let name):
+                out.append((header.name, try value(name)))
+                secret.insert(header.name.lowercased())
             }
         }
-        return out
+        return (out, secret)
     }
 }
