@@ -13,6 +13,7 @@ static inline CURLcode xb_easy_setopt_slist(CURL *h, CURLoption o, struct curl_s
 static inline CURLcode xb_easy_setopt_mime(CURL *h, curl_mime *v) { return curl_easy_setopt(h, CURLOPT_MIMEPOST, v); }
 static inline CURLcode xb_easy_setopt_write_function(CURL *h, CURLoption o, curl_write_callback f) { return curl_easy_setopt(h, o, f); }
 static inline CURLcode xb_easy_setopt_read_function(CURL *h, curl_read_callback f) { return curl_easy_setopt(h, CURLOPT_READFUNCTION, f); }
+static inline CURLcode xb_easy_setopt_seek_function(CURL *h, curl_seek_callback f) { return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, f); }
 static inline CURLcode xb_easy_setopt_sshkey_function(CURL *h, curl_sshkeycallback f) { return curl_easy_setopt(h, CURLOPT_SSH_KEYFUNCTION, f); }
 static inline CURLcode xb_easy_setopt_xferinfo_function(CURL *h, curl_xferinfo_callback f) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f); }
 

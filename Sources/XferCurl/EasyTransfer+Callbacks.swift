@@ -30,6 +30,15 @@ extension EasyTransfer {
         return n
     }
 
+    /// Moves the upload source back for libcurl when a request must be sent again: a 307
+    /// or 308 redirect, or an authentication round. Without it libcurl fails such an
+    /// upload with CURLE_SEND_FAIL_REWIND ("necessary data rewind wasn't possible").
+    static let seekCallback: curl_seek_callback = { context, offset, origin in
+        guard let context else { return Int32(CURL_SEEKFUNC_FAIL) }
+        let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
+        return lseek(transfer.uploadDescriptor, off_t(offset), origin) < 0 ? Int32(CURL_SEEKFUNC_FAIL) : Int32(CURL_SEEKFUNC_OK)
+    }
+
     /// Accepts an SSH host key only when known_hosts has exactly this key for the host.
     static let hostKeyCallback: curl_sshkeycallback = { _, _, _, match, _ in
         match == CURLKHMATCH_OK ? Int32(CURLKHSTAT_FINE.rawValue) : Int32(CURLKHSTAT_REJECT.rawValue)

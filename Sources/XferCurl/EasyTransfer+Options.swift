@@ -150,6 +150,8 @@ extension EasyTransfer {
             guard fstat(fd, &info) == 0 else { throw Self.localError(errno, "cannot read the size of \(path)") }
             try check(xb_easy_setopt_read_function(easy, EasyTransfer.readCallback), "CURLOPT_READFUNCTION")
             try set(easy, CURLOPT_READDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
+            try check(xb_easy_setopt_seek_function(easy, EasyTransfer.seekCallback), "CURLOPT_SEEKFUNCTION")
+            try set(easy, CURLOPT_SEEKDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
             if request.method == .post && isHTTP {
                 try set(easy, CURLOPT_POST, 1)
                 try set(easy, CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(info.st_size))

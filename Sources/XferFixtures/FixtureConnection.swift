@@ -94,8 +94,8 @@ struct FixtureConnection {
             try await writer.simple(code, "scripted \(code)\n", extra: retryAfter.map { [("Retry-After", $0)] } ?? [])
             return true
         }
-        if let target = state.contents.withLock({ $0.redirects[path] }) {
-            try await writer.simple(302, "redirect\n", extra: [("Location", target)])
+        if let redirect = state.contents.withLock({ $0.redirects[path] }) {
+            try await writer.simple(redirect.status, "redirect\n", extra: [("Location", redirect.target)])
             return true
         }
         switch (head.method, FixtureRoutes.route(path)) {

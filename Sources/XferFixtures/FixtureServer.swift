@@ -82,9 +82,10 @@ public final class FixtureServer: Sendable {
         state.contents.withLock { $0.auth.append((prefix, rule)) }
     }
 
-    /// `path` answers 302 to `target`.
-    public func redirect(_ path: String, to target: String) {
-        state.contents.withLock { $0.redirects[path] = target }
+    /// `path` answers `status` (a redirect: 302, or 307 and 308, which keep the method and
+    /// body) to `target`.
+    public func redirect(_ path: String, to target: String, status: Int = 302) {
+        state.contents.withLock { $0.redirects[path] = (target, status) }
     }
 
     // MARK: What happened

@@ -8,7 +8,7 @@ final class FixtureState: Sendable {
         var files: [String: FixtureFile] = [:]
         var scripts: [String: [Fault]] = [:]
         var auth: [(prefix: String, rule: FixtureAuth)] = []
-        var redirects: [String: String] = [:]
+        var redirects: [String: (target: String, status: Int)] = [:]
         var log: [LoggedRequest] = []
         var uploads: [ReceivedUpload] = []
         var openConnections = 0
