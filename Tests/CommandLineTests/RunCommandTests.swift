@@ -615,6 +615,37 @@ struct StateCommandTests {
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
     }
 
+    /// The length the server announces is checked against the manifest's `size` before the
+    /// body: one request, nothing written, no retry (each would fetch the same file whole).
+    @Test func aLengthThatIsNotTheManifestsSizeFailsBeforeTheBody() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        server.addFile("a.bin", Array(repeating: 7, count: 100_000))
+        try Self.manifest(scratch, jobs: [#"{"id": "a", "download": {"url": "\#(server.baseURL)/files/a.bin", "to": "a.bin", "size": 1000}}"#])
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "-q"])
+        await server.stop()
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("failed  a: size-mismatch: the server announces 100000 bytes, the manifest says 1000"), "\(result.stdout)")
+        #expect(server.requests(to: "/files/a.bin").count == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).isEmpty, "no partial, no final file")
+    }
+
+    /// Without a length (a chunked body) the size is known at the end: the download is
+    /// discarded and retried, as a body cut short in transit may come whole next time.
+    @Test func aChunkedBodyOfAnotherSizeIsDiscardedAndRetried() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        server.addFile("a.bin", Array(repeating: 7, count: 100_000))
+        server.script("/files/a.bin", [.chunked, .chunked])
+        try Self.manifest(scratch, jobs: [#"{"id": "a", "download": {"url": "\#(server.baseURL)/files/a.bin", "to": "a.bin", "size": 1000, "retry": {"attempts": 2, "initialDelay": "10ms"}}}"#])
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "-q"])
+        await server.stop()
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("failed  a: size-mismatch: received 100000 bytes, the manifest says 1000"), "\(result.stdout)")
+        #expect(server.requests(to: "/files/a.bin").count == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).isEmpty)
+    }
+
     /// The manifest gives no `size`: the server's Content-Length is recorded with the
     /// partial, so `status` gives a percentage and `plan` what the resume still needs.
     @Test func aPartialShowsHowMuchOfTheSizeTheServerAnnouncedItHolds() async throws {

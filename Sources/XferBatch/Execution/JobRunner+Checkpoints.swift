@@ -33,6 +33,9 @@ extension JobRunner {
     /// Bodies up to this size are not worth a checkpoint before they complete.
     static let resumableSize: Int64 = 1 << 20
 
+    /// The failure code of a download whose length is not the manifest's `size`.
+    static let sizeMismatch = "size-mismatch"
+
     /// Records a failed attempt's error, so that `status` says what the run said, whatever
     /// the job and wherever it failed (before the transfer, during it, at verification).
     ///

@@ -95,8 +95,19 @@ extension JobRunner {
         let interval = durableInterval
         let destination = d.to
         let space = self.space
+        let promised = d.size
         request.onResponse = { status, headers in
             let length = headers["content-length"].flatMap { Int64($0) }
+            // The manifest's `size` against the length the server announces, before the
+            // body: another attempt would fetch the same wrong file again (each of them
+            // whole), so it fails at once, and the partial of another length goes.
+            if let promised, let length, status < 300 {
+                let total = status == 206 ? offset + length : length
+                if total != promised {
+                    return TransferError(kind: .permanent, code: Self.sizeMismatch,
+                                         message: "the server announces \(total) bytes, the manifest says \(promised)")
+                }
+            }
             // A large body the disk cannot hold, beside what other downloads under way
             // still need, is refused before its first byte (the manifest's `size` was
             // admitted before the request; this is the server's Content-Length): a nightly
@@ -140,9 +151,10 @@ extension JobRunner {
             await Self.stop(flusher.current)
             follower.current?.cancel()
             close(fd)  // the partial file stays: a re-run may continue it
-            if resumeFrom == 0, DownloadStart.size(of: partial) == 0 {
+            if (resumeFrom == 0 && DownloadStart.size(of: partial) == 0) || error.code == Self.sizeMismatch {
                 // Unless nothing arrived (a 404, a refused connection): an empty partial
-                // continues nothing and would only litter the output folder.
+                // continues nothing and would only litter the output folder. Nor does one
+                // of a file whose length is not the manifest's.
                 unlink(partial)
                 record.partialPath = nil
             }
@@ -180,7 +192,7 @@ extension JobRunner {
         if let size = d.size, total != size {
             follower.current?.cancel()
             unlink(partial)
-            throw JobFailure(kind: .transient, code: "size-mismatch", message: "received \(total) bytes, the manifest says \(size)")
+            throw JobFailure(kind: .transient, code: Self.sizeMismatch, message: "received \(total) bytes, the manifest says \(size)")
         }
         // The follower's digest holds unless the file was started over (a 200 to a Range).
         let followed = follower.current
