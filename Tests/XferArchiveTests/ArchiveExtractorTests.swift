@@ -113,11 +113,37 @@ struct ArchiveExtractorTests {
         let s = try ExtractionScratch()
         _ = try s.extract(ExtractionScratch.fixture("good.tar.gz"))
         try s.write("left over\n", to: "one/two/three/target/stale.txt")
-        _ = try s.extract(ExtractionScratch.fixture("many-entries.tar.gz"))
+        _ = try s.extract(ExtractionScratch.fixture("many-entries.tar.gz"), options: ExtractionOptions(replacesFolder: true))
         #expect(s.contents("f199") == "x\n")
         #expect(s.contents("stale.txt") == nil)
         #expect(s.contents("top/README") == nil)
         #expect(!FileManager.default.fileExists(atPath: s.staging))
+    }
+
+    /// Not known to be an earlier extraction (`replacesFolder` false), a folder at the
+    /// target must hold nothing the archive does not have: the swap would delete it.
+    @Test func aFolderHoldingFilesTheArchiveDoesNotHaveIsLeftAsItWas() throws {
+        let s = try ExtractionScratch()
+        try s.write("mine\n", to: "one/two/three/target/mine.txt")
+        try s.write("notes\n", to: "one/two/three/target/deep/notes.txt")
+        #expect {
+            _ = try s.extract(ExtractionScratch.fixture("good.tar.gz"))
+        } throws: { error in
+            guard case .foreignFiles(let folder, let examples, let count) = error as? ExtractionError else { return false }
+            return folder == s.target && Set(examples) == ["mine.txt", "deep/notes.txt"] && count == 2
+        }
+        #expect(s.contents("mine.txt") == "mine\n")
+        #expect(s.contents("deep/notes.txt") == "notes\n")
+        #expect(s.contents("top/README") == nil)
+        #expect(!FileManager.default.fileExists(atPath: s.staging))
+    }
+
+    @Test func aFolderHoldingOnlyFilesTheArchiveHasIsReplaced() throws {
+        let s = try ExtractionScratch()
+        _ = try s.extract(ExtractionScratch.fixture("good.tar.gz"))
+        try s.write("edited\n", to: "one/two/three/target/top/README")
+        _ = try s.extract(ExtractionScratch.fixture("good.tar.gz"))
+        #expect(s.contents("top/README") == "read me\n")
     }
 
     @Test func aFileInTheWayOfTheTargetIsKeptAndReported() throws {

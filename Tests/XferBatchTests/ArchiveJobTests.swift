@@ -70,6 +70,29 @@ struct ArchiveJobTests {
         #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/unpacked/top"))
     }
 
+    /// A folder the job did not extract before keeps files the archive does not have: the
+    /// job fails naming them; once it has extracted there, the folder is its own.
+    @Test func aFirstExtractionDoesNotDeleteFilesItDidNotPutThere() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let plan = try t.plan(jobs: Self.extractJobs)
+        t.transport.script("https://x.org/a.tgz", [.body(try Self.fixture("good.tar.gz"))])
+        let mine = t.folder.path + "/unpacked/mine.txt"
+        try FileManager.default.createDirectory(atPath: t.folder.path + "/unpacked", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: mine, contents: Data("mine\n".utf8))
+        let refused = await t.run(plan, store: store)
+        #expect(refused.state("unpack") == .failed)
+        #expect(refused.job("unpack")?.lifecycle.reason
+                == "foreign-files: \(t.folder.path)/unpacked holds a file the archive does not have (mine.txt), which extracting would delete: move it away or extract into another folder")
+        #expect(FileManager.default.contents(atPath: mine) == Data("mine\n".utf8))
+        try FileManager.default.removeItem(atPath: mine)
+        #expect(await t.run(plan, store: store).state("unpack") == .succeeded)
+        _ = FileManager.default.createFile(atPath: mine, contents: Data("mine\n".utf8))
+        #expect(await t.run(plan, store: store).state("unpack") == .succeeded, "its own folder is replaced whole, as documented")
+        #expect(!FileManager.default.fileExists(atPath: mine))
+    }
+
     @Test func anArchiveJobReportsEntriesAndBytesAndIsRebuiltOnlyWhenAnInputChanged() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -26,10 +26,14 @@ public enum ArchiveExtractor {
                                options: ExtractionOptions, progress: (Int64) -> Bool = { _ in true }) throws(ExtractionError) -> ExtractionResult {
         FolderRemoval.remove(staging)
         guard mkdir(staging, 0o700) == 0 else { throw StagingFolder.ioError(staging, "cannot create the staging folder") }
-        do {
+        do throws(ExtractionError) {
             var result = try fill(staging, from: archive, format: format, options: options, progress: progress)
             var info = stat()
             result.bytesIn = stat(archive, &info) == 0 ? Int64(info.st_size) : 0
+            if !options.replacesFolder {
+                let foreign = ForeignFiles.find(in: target, against: staging)
+                if foreign.count > 0 { throw ExtractionError.foreignFiles(folder: target, examples: foreign.examples, count: foreign.count) }
+            }
             try install(staging, at: target)
             return result
         } catch {

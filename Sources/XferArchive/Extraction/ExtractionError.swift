@@ -31,6 +31,9 @@ public enum ExtractionError: Error, Sendable, CustomStringConvertible {
     case cancelled
     /// A local file operation failed (ENOSPC, EACCES...).
     case io(path: String, code: Int32, message: String)
+    /// The folder at the target holds `count` files the archive does not have (`examples`
+    /// names a few, relative to it), which replacing it would delete.
+    case foreignFiles(folder: String, examples: [String], count: Int)
 
     public var description: String {
         switch self {
@@ -41,6 +44,9 @@ public enum ExtractionError: Error, Sendable, CustomStringConvertible {
         case .unreadable(let error): "cannot read the archive: \(error.message)"
         case .cancelled: "cancelled"
         case .io(let path, _, let message): "\(path): \(message)"
+        case .foreignFiles(let folder, let examples, let count):
+            "\(folder) holds \(count == 1 ? "a file" : "\(count) files") the archive does not have (\(examples.joined(separator: ", "))\(count > examples.count ? ", …" : "")), "
+                + "which extracting would delete: move \(count == 1 ? "it" : "them") away or extract into another folder"
         }
     }
 }

@@ -8,13 +8,21 @@ public struct ExtractionOptions: Sendable, Equatable {
     /// Most entries read, of any kind.
     public var maxEntries: Int
 
+    /// Whether a folder already at the target is this job's own earlier extraction, replaced
+    /// whole. When not (the first extraction, or its record lost), a folder there may hold
+    /// only files the new extraction also has: any other would be deleted by the swap, so
+    /// the extraction fails instead (`ExtractionError.foreignFiles`), leaving it untouched.
+    public var replacesFolder: Bool
+
     public static let defaultMaxBytes: Int64 = 4 << 30
     public static let defaultMaxEntries = 100_000
 
-    public init(stripComponents: Int = 0, maxBytes: Int64 = defaultMaxBytes, maxEntries: Int = defaultMaxEntries) {
+    public init(stripComponents: Int = 0, maxBytes: Int64 = defaultMaxBytes, maxEntries: Int = defaultMaxEntries,
+                replacesFolder: Bool = false) {
         self.stripComponents = stripComponents
         self.maxBytes = maxBytes
         self.maxEntries = maxEntries
+        self.replacesFolder = replacesFolder
     }
 }
 

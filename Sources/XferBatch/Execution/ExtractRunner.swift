@@ -20,7 +20,12 @@ struct ExtractRunner {
 
         let target = spec.folder
         try Folders.create(PathText.parent(target))
-        let options = ExtractionOptions(stripComponents: spec.stripComponents, maxBytes: spec.maxBytes, maxEntries: spec.maxEntries)
+        // A folder this job extracted before is replaced whole; any other may only hold
+        // files the archive has (someone else's would be deleted).
+        let previous = (try? checkpoints?.load(job.id)) ?? nil
+        let ownFolder = previous?.phase == .done && previous?.finalPath == spec.to
+        let options = ExtractionOptions(stripComponents: spec.stripComponents, maxBytes: spec.maxBytes, maxEntries: spec.maxEntries,
+                                        replacesFolder: ownFolder)
         let result: ExtractionResult
         do {
             result = try ArchiveExtractor.extract(archiveAt: archive, format: spec.format,
@@ -46,6 +51,7 @@ struct ExtractRunner {
         case .unreadable: JobFailure(kind: .permanent, code: "archive-unreadable", message: error.description)
         case .cancelled: JobFailure(kind: .cancelled, code: "cancelled", message: "cancelled")
         case .io(_, let code, _): JobFailure(kind: .local, code: ErrnoName.name(code), message: error.description)
+        case .foreignFiles: JobFailure(kind: .permanent, code: "foreign-files", message: error.description)
         }
     }
 
