@@ -114,6 +114,22 @@ struct ArchiveJobTests {
         #expect(third.job("z")?.result?.upToDate == false)
     }
 
+    /// Written inside its own input folder (or matched by its own glob), the archive is not
+    /// an input: otherwise each run packed the previous archive and was never up to date.
+    @Test(arguments: [#"["d"]"#, #"["d/*"]"#])
+    func anArchiveWrittenInsideItsInputFolderDoesNotPackItself(from: String) async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        try FileManager.default.createDirectory(atPath: t.folder.path + "/d", withIntermediateDirectories: true)
+        try Data("a".utf8).write(to: t.folder.appendingPathComponent("d/a.txt"))
+        let jobs = #"{"id": "z", "archive": {"from": \#(from), "to": "d/z.tar"}}"#
+        #expect(await t.run(try t.plan(jobs: jobs), store: store).state("z") == .succeeded)
+        let again = await t.run(try t.plan(jobs: jobs), store: store)
+        #expect(again.job("z")?.result?.upToDate == true)
+        #expect(try Self.tarNames(t.folder.path + "/d/z.tar") == ["d/a.txt"])
+    }
+
     /// As `tar -czf d.tar.gz d` packs a folder: every file under it, named by its path.
     @Test func aFolderInputIsPackedWithEveryFileUnderItAndRebuiltWhenOneIsAdded() async throws {
         let t = try E()

@@ -14,7 +14,7 @@ struct ArchiveRunner {
 
     func build(_ job: PlannedJob, progress: TransferProgress, cancellation: BlockingWork.Cancellation) throws -> AttemptResult {
         guard case .archive(let spec) = job.action else { throw JobFailure(kind: .permanent, code: "plan", message: "not an archive job") }
-        let entries = try entries(of: job, prefix: spec.prefix)
+        let entries = try entries(of: job, prefix: spec.prefix, own: spec.to)
         let derived = DerivedOutput(job: job, files: entries.map { ($0.name, $0.sourcePath) }, checkpoints: checkpoints)
         // Rebuilt when the archive is not the one recorded: another size, or another
         // modification time (edited or replaced since; a record without one: size only).
@@ -58,7 +58,10 @@ struct ArchiveRunner {
     }
 
     /// The inputs as entries: unique, named relative to `outputDir` behind `prefix`, sorted.
-    private func entries(of job: PlannedJob, prefix: String) throws -> [ArchiveWriter.Entry] {
+    /// `own`, the archive itself, is never one (as `tar` skips its own file): written
+    /// inside an input folder, or matched by a glob, it would otherwise be packed into the
+    /// next build, which would then never be up to date.
+    private func entries(of job: PlannedJob, prefix: String, own: String) throws -> [ArchiveWriter.Entry] {
         var files: [String] = []
         for input in job.inputs {
             switch input {
@@ -68,7 +71,7 @@ struct ArchiveRunner {
                 }
                 files.append(path)
             case .path(let pattern):
-                let matches = Self.files(of: pattern)
+                let matches = Self.files(of: pattern, excluding: own)
                 if matches.isEmpty {
                     throw JobFailure(kind: .permanent, code: "missing-input",
                                      message: Glob.isPattern(pattern) ? "nothing matches \(pattern)" : "the folder \(pattern) holds no files")
@@ -84,11 +87,12 @@ struct ArchiveRunner {
     }
 
     /// The files a path input stands for: a glob's matches, every file under a folder (as
-    /// `tar` packs a folder; empty folders are not kept), or the file itself.
-    static func files(of input: String) -> [String] {
-        if Glob.isPattern(input) { return expand(input) }
+    /// `tar` packs a folder; empty folders are not kept), or the file itself; never `own`
+    /// (the archive being built).
+    static func files(of input: String, excluding own: String? = nil) -> [String] {
+        if Glob.isPattern(input) { return expand(input).filter { $0 != own } }
         var info = stat()
-        if stat(input, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return expand(input + "/**") }
+        if stat(input, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return expand(input + "/**").filter { $0 != own } }
         return [input]
     }
 

@@ -25,7 +25,8 @@ extension RunForecast {
                             estimate.unknown += 1
                         }
                     case .path(let pattern):
-                        let sizes = ArchiveRunner.files(of: pattern).compactMap(DownloadStart.size(of:))
+                        let own: String? = if case .archive(let a) = plan.jobs[j].action { a.to } else { nil }
+                        let sizes = ArchiveRunner.files(of: pattern, excluding: own).compactMap(DownloadStart.size(of:))
                         estimate.bytes += sizes.reduce(0, +)
                         if sizes.isEmpty { estimate.unknown += 1 }
                     }
