@@ -130,6 +130,49 @@ struct ArchiveJobTests {
         #expect(try Self.tarNames(t.folder.path + "/d/z.tar") == ["d/a.txt"])
     }
 
+    static let packingJobs = E.download("a", "https://x.org/a", to: "a.txt") + "," + E.download("b", "https://x.org/b", to: "b.txt")
+        + #", {"id": "z", "archive": {"from": ["a", "b"], "to": "z.tar", "removeSources": true}}"#
+
+    /// "Download, pack, keep only the archive": a re-run transfers nothing, though the
+    /// downloads' files are gone (before, each run fetched them again and rebuilt the archive).
+    @Test func downloadsAnArchivePackedAndRemovedAreNotFetchedAgain() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body(Array("aa".utf8))])
+        t.transport.script("https://x.org/b", [.body(Array("bbb".utf8))])
+        let plan = try t.plan(jobs: Self.packingJobs)
+        #expect(await t.run(plan, store: store).summary.succeeded == 3)
+        #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/a.txt"))
+        let built = try #require(FileStamp.of(t.folder.path + "/z.tar"))
+        let forecast = RunForecast(plan: plan, store: store)
+        #expect(forecast.actions[0] == .packed(archive: t.folder.path + "/z.tar"))
+        #expect(forecast.actions[1] == .packed(archive: t.folder.path + "/z.tar"))
+        let again = await t.run(plan, store: store)
+        #expect(again.summary.upToDate == 3)
+        #expect(t.transport.requests.count == 2, "nothing fetched again")
+        #expect(FileStamp.of(t.folder.path + "/z.tar") == built, "the archive is not rebuilt")
+        let status = try JobStatus.all(plan: plan, store: store)
+        #expect(status.map(\.state) == [.done, .done, .done])
+        #expect(status[0].packedInto == t.folder.path + "/z.tar")
+    }
+
+    /// The archive changed (or was removed) since: its sources come back and it is rebuilt.
+    @Test func anArchiveChangedSinceBringsBackTheSourcesItRemoved() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body(Array("aa".utf8))])
+        t.transport.script("https://x.org/b", [.body(Array("bbb".utf8))])
+        let plan = try t.plan(jobs: Self.packingJobs)
+        _ = await t.run(plan, store: store)
+        try Data("not the archive".utf8).write(to: t.folder.appendingPathComponent("z.tar"))
+        let again = await t.run(plan, store: store)
+        #expect(again.summary.succeeded == 3)
+        #expect(t.transport.requests.count == 4)
+        #expect(try Self.tarNames(t.folder.path + "/z.tar") == ["a.txt", "b.txt"])
+    }
+
     /// As `tar -czf d.tar.gz d` packs a folder: every file under it, named by its path.
     @Test func aFolderInputIsPackedWithEveryFileUnderItAndRebuiltWhenOneIsAdded() async throws {
         let t = try E()

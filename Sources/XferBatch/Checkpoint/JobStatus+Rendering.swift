@@ -19,7 +19,12 @@ extension JobStatus {
         for row in rows {
             var line = "\(row.state.rawValue.padding(8)) \(row.id)"
             switch row.state {
-            case .done: line += "  \(row.path ?? "")  sha256 \(row.sha256?.prefix(12) ?? "")…"
+            case .done:
+                if let archive = row.packedInto {
+                    line += "  packed into \(archive)  sha256 \(row.sha256?.prefix(12) ?? "")…"
+                } else {
+                    line += "  \(row.path ?? "")  sha256 \(row.sha256?.prefix(12) ?? "")…"
+                }
             case .partial: line += "  \(row.percent.map { "\($0)%" } ?? ByteSize.format(row.bytes))  \(row.path ?? "")"
             case .failed: line += "  \(row.lastError ?? "")"
             case .pending: if let why = row.lastError { line += "  (\(why))" }
@@ -47,6 +52,7 @@ extension JobStatus {
                         w.member("bytes", row.bytes)
                         w.member("expectedBytes", row.expected)
                         w.member("lastError", row.lastError)
+                        if let archive = row.packedInto { w.member("packedInto", archive) }
                     }
                 }
             }

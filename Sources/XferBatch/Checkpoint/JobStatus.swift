@@ -19,6 +19,9 @@ public struct JobStatus: Sendable, Equatable {
     public var bytes: Int64
     public var expected: Int64?
     public var lastError: String?
+    /// A download whose file a `removeSources` archive packed and removed: that archive
+    /// (see `PackedSources`).
+    public var packedInto: String?
 
     public var percent: Int? {
         guard let expected, expected > 0 else { return nil }
@@ -27,12 +30,17 @@ public struct JobStatus: Sendable, Equatable {
 
     /// Every job of `plan`, from `store`. A record with another fingerprint is stale.
     public static func all(plan: Plan, store: any CheckpointStore) throws -> [JobStatus] {
-        try plan.jobs.map { job in
+        let packed = PackedSources(plan: plan, store: store)
+        return try plan.jobs.map { job in
             guard let record = try store.load(job.id), record.fingerprint == JobFingerprint.of(job) else {
                 return JobStatus(id: job.id, state: .pending, bytes: 0)
             }
             switch record.phase {
             case .done:
+                if let archive = packed.sources[job.id] {
+                    return JobStatus(id: job.id, state: .done, path: record.finalPath, sha256: record.sha256, bytes: record.bytes,
+                                     packedInto: archive)
+                }
                 let present = record.finalPath.map { DownloadStart.size(of: $0) != nil } ?? (job.kind == .upload)
                 return JobStatus(id: job.id, state: present ? .done : .pending, path: record.finalPath, sha256: record.sha256,
                                  bytes: record.bytes, lastError: present ? nil : "the output was removed")

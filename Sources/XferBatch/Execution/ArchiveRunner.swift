@@ -11,9 +11,15 @@ struct ArchiveRunner {
     let outputs: RunOutputs
     let outputDirectory: String
     let checkpoints: (any CheckpointStore)?
+    /// Built before from sources it removed, and unchanged since (see `PackedSources`):
+    /// up to date, though its inputs are gone.
+    var standing = false
 
     func build(_ job: PlannedJob, progress: TransferProgress, cancellation: BlockingWork.Cancellation) throws -> AttemptResult {
         guard case .archive(let spec) = job.action else { throw JobFailure(kind: .permanent, code: "plan", message: "not an archive job") }
+        if standing, let previous = (try? checkpoints?.load(job.id)) ?? nil {
+            return AttemptResult(bytes: previous.bytes, destination: spec.to, sha256: previous.sha256, httpStatus: nil, upToDate: true)
+        }
         let entries = try entries(of: job, prefix: spec.prefix, own: spec.to)
         let derived = DerivedOutput(job: job, files: entries.map { ($0.name, $0.sourcePath) }, checkpoints: checkpoints)
         // Rebuilt when the archive is not the one recorded: another size, or another

@@ -16,6 +16,11 @@ extension JobRunner {
         let fingerprint = JobFingerprint.of(job)
         let stored = (try? checkpoints?.load(job.id)) ?? nil
         var previous = stored?.fingerprint == fingerprint ? stored : nil
+        // Packed into a standing archive that removed it (see `PackedSources`): its content
+        // is there, and fetching it again would only make the archive be rebuilt.
+        if packed.sources[job.id] != nil, let done = previous, let final = done.finalPath {
+            return AttemptResult(bytes: done.bytes, destination: final, sha256: done.sha256, httpStatus: nil, upToDate: true)
+        }
         let intoFolder = d.namesFileAtRunTime
         let folder = intoFolder ? d.to : PathText.parent(d.to)
         let partial = d.partialPath(jobID: job.id)

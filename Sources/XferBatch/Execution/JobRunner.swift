@@ -25,6 +25,9 @@ struct JobRunner: Sendable {
     let checkpoints: (any CheckpointStore)?
     /// Send uploads again even when their source is unchanged.
     let forceUploads: Bool
+    /// Downloads a standing `removeSources` archive holds, and those archives: up to date
+    /// without their files (decided once, before the run).
+    var packed = PackedSources()
     /// How often a resumable download's partial is flushed and its length recorded as
     /// durable (nil: never; a reboot then restarts partial downloads).
     var durableInterval: Duration? = nil
@@ -42,7 +45,8 @@ struct JobRunner: Sendable {
             case .download(let download): return .success(try await self.download(job, download, progress: progress))
             case .upload(let upload): return .success(try await self.upload(job, upload, progress: progress))
             case .archive:
-                let runner = ArchiveRunner(outputs: outputs, outputDirectory: outputDirectory, checkpoints: checkpoints)
+                let runner = ArchiveRunner(outputs: outputs, outputDirectory: outputDirectory, checkpoints: checkpoints,
+                                           standing: packed.archives.contains(job.id))
                 return .success(try await BlockingWork.run { try runner.build(job, progress: progress, cancellation: $0) })
             case .extract:
                 let runner = ExtractRunner(outputs: outputs, checkpoints: checkpoints)

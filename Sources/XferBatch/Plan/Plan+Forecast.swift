@@ -14,6 +14,9 @@ public struct RunForecast: Sendable {
         /// if it has it, else downloaded again (`DownloadStart.existing`).
         case adopt(path: String)
         case transfer
+        /// A download an archive job with `removeSources` packed and removed, that archive
+        /// unchanged since (`PackedSources`): nothing to transfer; `archive` holds it.
+        case packed(archive: String)
         /// An upload or archive done before: skipped if its inputs did not change.
         case skipIfUnchanged
         /// The job would fail before transferring anything: its destination is not a file
@@ -44,12 +47,17 @@ public struct RunForecast: Sendable {
         var actions: [Action] = []
         var needed: Int64 = 0
         var folders = DestinationFolders(outputDirectory: plan.outputDirectory)
+        let packed = PackedSources(plan: plan, store: store)
         for job in plan.jobs {
             // The fingerprint (a SHA-256) only when there is a record to compare it with.
             let record = (try? store.load(job.id)) ?? nil
             let previous = record.flatMap { $0.fingerprint == JobFingerprint.of(job) ? $0 : nil }
             switch job.action {
             case .download(let d):
+                if let archive = packed.sources[job.id] {
+                    actions.append(.packed(archive: archive))
+                    continue
+                }
                 if let problem = folders.problem(writing: d.to, intoFolder: d.namesFileAtRunTime, hint: DestinationCheck.downloadHint) {
                     actions.append(.fails(reason: problem))
                     continue
@@ -104,7 +112,7 @@ public struct RunForecast: Sendable {
             guard case .download(let d) = plan.jobs[j].action, d.size == nil else { return false }
             switch actions[j] {
             case .transfer, .resume, .verify, .conditional: return true
-            case .upToDate, .adopt, .skipIfUnchanged, .fails: return false
+            case .upToDate, .adopt, .skipIfUnchanged, .fails, .packed: return false
             }
         }
     }
@@ -128,6 +136,7 @@ public struct RunForecast: Sendable {
             }
         case .skipIfUnchanged: "skip if unchanged since the last run"
         case .fails(let reason): "fails: \(reason)"
+        case .packed(let archive): "up to date: packed into \(archive), which removed it (removeSources)"
         }
     }
 
@@ -142,6 +151,7 @@ public struct RunForecast: Sendable {
         case .transfer: "transfer"
         case .skipIfUnchanged: "skip-if-unchanged"
         case .fails: "fails"
+        case .packed: "packed"
         }
     }
 }
