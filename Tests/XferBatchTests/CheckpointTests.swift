@@ -264,6 +264,33 @@ struct CheckpointRunTests {
     }
 }
 
+extension CheckpointRunTests {
+    /// Fetched again with the same bytes, the file in place is not replaced: its inode and
+    /// times stay, so jobs derived from it stay up to date; new bytes replace it.
+    @Test(arguments: ["always", "conditional"])
+    func aRefreshThatBringsTheSameBytesKeepsTheFileAsItWas(refresh: String) async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body([1], headers: ["etag": "\"v1\""]), .body([1], headers: ["etag": "\"v1b\""]),
+                                               .body([2], headers: ["etag": "\"v2\""])])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "refresh": "\#(refresh)""#))
+        let path = t.folder.path + "/a.bin"
+        _ = await t.run(plan, store: store)
+        var before = stat()
+        try #require(stat(path, &before) == 0)
+        #expect(await t.run(plan, store: store).summary.succeeded == 1)
+        var after = stat()
+        try #require(stat(path, &after) == 0)
+        #expect(after.st_ino == before.st_ino)
+        #expect(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
+        #expect(try store.load("a")?.etag == "\"v1b\"", "the new validators are kept")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: t.folder.path) == ["a.bin"], "no partial left")
+        _ = await t.run(plan, store: store)
+        #expect(FileManager.default.contents(atPath: path) == Data([2]))
+    }
+}
+
 /// What `status` shows after a failed run: the run's own words, for every kind of job.
 extension CheckpointRunTests {
     /// A refusal the way the engine reports one.

@@ -211,6 +211,21 @@ extension JobRunner {
             throw JobFailure(kind: .transient, code: "checksum-mismatch",
                              message: "SHA-256 is \(digest), the manifest says \(expected); the download is discarded")
         }
+        // Fetched again (`refresh: always`, a conditional request answered 200) and the same
+        // bytes as the finished file, still as recorded: that file stays, with its inode and
+        // times, so the archives and extractions made from it stay up to date and a tool
+        // watching modification times sees no change. Only the validators are new.
+        if !intoFolder, let done = previous, done.phase == .done, done.sha256 == digest, done.finalPath == d.to,
+           let stamp = FileStamp.of(d.to), stamp.size == total, done.finalModified == stamp.modified {
+            unlink(partial)
+            var kept = done
+            kept.etag = outcome.etag ?? done.etag
+            kept.lastModified = outcome.lastModified ?? done.lastModified
+            kept.lastError = nil
+            kept.updatedAt = Date().timeIntervalSince1970
+            try commit(kept, finishedFile: true)
+            return AttemptResult(bytes: total, destination: d.to, sha256: digest, httpStatus: outcome.status == 0 ? nil : outcome.status)
+        }
         var final = d.to
         if intoFolder {
             final = folder + FileNaming.name(contentDisposition: outcome.contentDisposition, finalURL: outcome.effectiveURL, jobID: job.id)
