@@ -47,13 +47,18 @@ struct ArchiveJobTests {
         #expect(result.exitStatus == .jobsFailed)
     }
 
+    /// The tarball's URL answers good.tar.gz twice (the same bytes), then another archive.
+    static func scriptTwoGoodThenAnother(_ t: E) throws {
+        t.transport.script("https://x.org/a.tgz", [.body(try fixture("good.tar.gz")), .body(try fixture("good.tar.gz")),
+                                                   .body(try fixture("many-entries.tar.gz"))])
+    }
+
     @Test func anExtractionIsRedoneOnlyWhenItsArchiveChanged() async throws {
         let t = try E()
         defer { t.cleanUp() }
         let store = InMemoryCheckpointStore()
         let plan = try t.plan(jobs: Self.extractJobs)
-        t.transport.script("https://x.org/a.tgz", [.body(try Self.fixture("good.tar.gz")), .body(try Self.fixture("good.tar.gz")),
-                                                   .body(try Self.fixture("many-entries.tar.gz"))])
+        try Self.scriptTwoGoodThenAnother(t)
         _ = await t.run(plan, store: store)
         let extracted = try #require(FileStamp.of(t.folder.path + "/a.tgz"))
         // The same bytes downloaded again: the file in place is kept as it was, so the
@@ -81,8 +86,7 @@ struct ArchiveJobTests {
         defer { t.cleanUp() }
         let store = InMemoryCheckpointStore()
         let plan = try t.plan(jobs: Self.extractJobs)
-        t.transport.script("https://x.org/a.tgz", [.body(try Self.fixture("good.tar.gz")), .body(try Self.fixture("good.tar.gz")),
-                                                   .body(try Self.fixture("many-entries.tar.gz"))])
+        try Self.scriptTwoGoodThenAnother(t)
         let mine = t.folder.path + "/unpacked/mine.txt"
         try FileManager.default.createDirectory(atPath: t.folder.path + "/unpacked", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: mine, contents: Data("mine\n".utf8))
@@ -137,8 +141,13 @@ struct ArchiveJobTests {
         #expect(try Self.tarNames(t.folder.path + "/d/z.tar") == ["d/a.txt"])
     }
 
-    static let packingJobs = E.download("a", "https://x.org/a", to: "a.txt") + "," + E.download("b", "https://x.org/b", to: "b.txt")
-        + #", {"id": "z", "archive": {"from": ["a", "b"], "to": "z.tar", "removeSources": true}}"#
+    /// Two downloads (a.txt, b.txt) packed into z.tar by an archive job that removes them.
+    static func packing(_ t: E) throws -> Plan {
+        t.transport.script("https://x.org/a", [.body(Array("aa".utf8))])
+        t.transport.script("https://x.org/b", [.body(Array("bbb".utf8))])
+        return try t.plan(jobs: E.download("a", "https://x.org/a", to: "a.txt") + "," + E.download("b", "https://x.org/b", to: "b.txt")
+                          + #", {"id": "z", "archive": {"from": ["a", "b"], "to": "z.tar", "removeSources": true}}"#)
+    }
 
     /// "Download, pack, keep only the archive": a re-run transfers nothing, though the
     /// downloads' files are gone (before, each run fetched them again and rebuilt the archive).
@@ -146,9 +155,7 @@ struct ArchiveJobTests {
         let t = try E()
         defer { t.cleanUp() }
         let store = InMemoryCheckpointStore()
-        t.transport.script("https://x.org/a", [.body(Array("aa".utf8))])
-        t.transport.script("https://x.org/b", [.body(Array("bbb".utf8))])
-        let plan = try t.plan(jobs: Self.packingJobs)
+        let plan = try Self.packing(t)
         #expect(await t.run(plan, store: store).summary.succeeded == 3)
         #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/a.txt"))
         let built = try #require(FileStamp.of(t.folder.path + "/z.tar"))
@@ -169,9 +176,7 @@ struct ArchiveJobTests {
         let t = try E()
         defer { t.cleanUp() }
         let store = InMemoryCheckpointStore()
-        t.transport.script("https://x.org/a", [.body(Array("aa".utf8))])
-        t.transport.script("https://x.org/b", [.body(Array("bbb".utf8))])
-        let plan = try t.plan(jobs: Self.packingJobs)
+        let plan = try Self.packing(t)
         _ = await t.run(plan, store: store)
         try Data("not the archive".utf8).write(to: t.folder.appendingPathComponent("z.tar"))
         let again = await t.run(plan, store: store)
