@@ -49,6 +49,17 @@ struct ManifestRulesTests {
         #expect(lines.contains { $0.hasSuffix("jobs[0].download.sha265: unknown key \"sha265\" (did you mean \"sha256\"?)") })
     }
 
+    @Test func aSHA256IsHexOfAnyCaseWithAnOptionalPrefixAndStoredInLowerCase() throws {
+        let hex = String(repeating: "Ab", count: 32)
+        for written in [hex, "sha256:" + hex, "SHA256:" + hex] {
+            let plan = try M.plan(M.manifest(jobs: #"{"id": "a", "download": {"url": "https://x.org/f", "sha256": "\#(written)"}}"#))
+            guard case .download(let d) = plan.jobs[0].action else { Issue.record("not a download"); return }
+            #expect(d.sha256 == hex.lowercased())
+        }
+        let lines = M.problems(M.manifest(jobs: #"{"id": "a", "download": {"url": "https://x.org/f", "sha256": "md5:\#(hex)"}}"#))
+        #expect(lines.contains { $0.hasSuffix("jobs[0].download.sha256: sha256 must be 64 hexadecimal digits, found 68 characters") })
+    }
+
     @Test func unknownKeysInDefaultsAreErrors() {
         let lines = M.problems(M.manifest(jobs: M.download("a"), extra: #""defaults": {"retries": {"attempts": 2}},"#))
         #expect(lines.contains { $0.contains("defaults.retries: unknown key \"retries\" (did you mean \"retry\"?)") })

@@ -69,7 +69,9 @@ extension ManifestDecoder {
         let to = field(m, "to") { destinationPath($0) }
         let sha = field(m, "sha256") { node -> String? in
             guard let s = string(node) else { return nil }
-            let lower = s.lowercased()
+            var lower = s.lowercased()
+            // As digests are often written (OCI, Docker, SRI-less lock files): "sha256:<hex>".
+            if lower.hasPrefix("sha256:") { lower.removeFirst("sha256:".count) }
             guard lower.utf8.count == 64, lower.utf8.allSatisfy(PercentEncoding.isHex) else {
                 report("sha256 must be 64 hexadecimal digits, found \(s.utf8.count) characters", at: node.offset)
                 return nil
