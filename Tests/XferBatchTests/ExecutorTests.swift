@@ -194,6 +194,22 @@ struct ExecutorTests {
         #expect(request.headers.map(\.name) == ["PRIVATE-TOKEN", "X-Trace"])
     }
 
+    /// An FTP server refusing to change into a missing folder says only that; the job's
+    /// failure adds what helps, unless the job already creates missing folders.
+    @Test(arguments: [false, true])
+    func anFTPUploadRefusedAtItsFolderSuggestsCreateMissingDirs(creates: Bool) async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let source = t.folder.appendingPathComponent("up.txt").path
+        _ = FileManager.default.createFile(atPath: source, contents: Data("up".utf8))
+        t.transport.script("ftp://x.org/pub/new/up.txt", [.failure(TransferError(kind: .permanent, code: "CURLE_REMOTE_ACCESS_DENIED",
+                                                                                 message: "Server denied you to change to the given directory"))])
+        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "ftp://x.org/pub/new/up.txt", "createMissingDirs": \#(creates)}}"#)
+        let reason = await t.run(plan).job("u")?.lifecycle.reason
+        #expect(reason?.hasPrefix("CURLE_REMOTE_ACCESS_DENIED: Server denied you to change to the given directory") == true)
+        #expect(reason?.hasSuffix(#"(if the folder does not exist, "createMissingDirs": true creates it)"#) == !creates, "\(reason ?? "")")
+    }
+
     @Test func aMissingSecretFailsTheJobNamingTheVariable() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -60,6 +60,13 @@ struct ManifestRulesTests {
         #expect(lines.contains { $0.hasSuffix("jobs[0].download.sha256: sha256 must be 64 hexadecimal digits, found 68 characters") })
     }
 
+    @Test(arguments: ["ftp://x.org/pub/", "sftp://x.org/home/me/", "ftps://x.org/"])
+    func anFTPOrSFTPDownloadOfAFolderIsAnError(url: String) {
+        let lines = M.problems(M.manifest(jobs: M.download("a", url, to: "a.bin")))
+        #expect(lines.contains { $0.hasSuffix("jobs[0].download.url: \(url) names a folder (it ends with /): a download fetches one file, not a listing") },
+                "\(lines)")
+    }
+
     @Test func unknownKeysInDefaultsAreErrors() {
         let lines = M.problems(M.manifest(jobs: M.download("a"), extra: #""defaults": {"retries": {"attempts": 2}},"#))
         #expect(lines.contains { $0.contains("defaults.retries: unknown key \"retries\" (did you mean \"retry\"?)") })

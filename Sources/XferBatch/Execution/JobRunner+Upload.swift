@@ -90,7 +90,13 @@ extension JobRunner {
         do {
             return try await transport.perform(request, progress: progress)
         } catch {
-            throw Self.failure(error)
+            var failure = Self.failure(error)
+            // An FTP or SFTP server refuses a missing folder in these words; say what helps.
+            if !request.options.createMissingDirectories, ["ftp", "ftps", "sftp"].contains(request.url.prefix { $0 != ":" }.lowercased()),
+               ["CURLE_REMOTE_ACCESS_DENIED", "CURLE_REMOTE_FILE_NOT_FOUND"].contains(error.code) {
+                failure.message += " (if the folder does not exist, \"createMissingDirs\": true creates it)"
+            }
+            throw failure
         }
     }
 }
