@@ -615,6 +615,21 @@ struct StateCommandTests {
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
     }
 
+    /// `status` and `plan` read a state folder they may not write in (another user's, a
+    /// read-only mount or cache): SQLite would need to create its `-shm` file there.
+    @Test func statusAndPlanReadAStateFolderOnAReadOnlyFileSystem() async throws {
+        guard let disk = RunCommandTests.smallDisk(bytes: 4 << 20) else { return }
+        let scratch = try RunCommandTests.Scratch()
+        try Self.manifest(scratch, jobs: [Self.smallJob])
+        #expect(try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--state", disk.path]).status == 0)
+        #expect(disk.makeReadOnly())
+        let status = try await CommandRunner.run(["status", scratch.path("m.json"), "--state", disk.path])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.hasSuffix("1 done, 0 partial, 0 failed, 0 pending of 1 jobs\n"))
+        let plan = try await CommandRunner.run(["plan", scratch.path("m.json"), "--state", disk.path])
+        #expect(plan.stdout.contains("run: up to date (out/small.txt): nothing to transfer"), "\(plan.stdout)\(plan.stderr)")
+    }
+
     /// The length the server announces is checked against the manifest's `size` before the
     /// body: one request, nothing written, no retry (each would fetch the same file whole).
     @Test func aLengthThatIsNotTheManifestsSizeFailsBeforeTheBody() async throws {

@@ -15,8 +15,19 @@ extension SQLiteCheckpointStore {
             var config = Configuration()
             config.readonly = true
             config.busyMode = .timeout(busyTimeout)
-            var queue = try DatabaseQueue(path: path, configuration: config)
-            try check(queue, path)
+            var queue: DatabaseQueue
+            do {
+                queue = try DatabaseQueue(path: path, configuration: config)
+                try check(queue, path)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN && !hasLog(path) {
+                // A folder this process may not write in (another user's state, a read-only
+                // mount or cache): SQLite's read-only open of a write-ahead-logged database
+                // still creates the `-shm` file. With no log beside it, the database file
+                // alone holds every commit, and is read as immutable: no lock, no file made.
+                queue = try DatabaseQueue(path: "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path) + "?immutable=1",
+                                          configuration: config)
+                try check(queue, path)
+            }
             if try !queue.read({ try migrations.hasCompletedMigrations($0) }) {
                 let copy = try DatabaseQueue()
                 try queue.backup(to: copy)
@@ -38,5 +49,11 @@ extension SQLiteCheckpointStore {
         } catch {
             throw CheckpointError("cannot read the state database \(path): \(error)")
         }
+    }
+
+    /// Whether a non-empty write-ahead log lies beside the database (a run still under way,
+    /// or one killed before its connection closed): commits not yet in the database file.
+    private static func hasLog(_ path: String) -> Bool {
+        (DownloadStart.size(of: path + "-wal") ?? 0) > 0
     }
 }
