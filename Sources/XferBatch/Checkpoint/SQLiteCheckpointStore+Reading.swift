@@ -19,7 +19,7 @@ extension SQLiteCheckpointStore {
             do {
                 queue = try DatabaseQueue(path: path, configuration: config)
                 try check(queue, path)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN && !hasLog(path) {
+            } catch let error as DatabaseError where [.SQLITE_CANTOPEN, .SQLITE_READONLY].contains(error.resultCode) && !hasLog(path) {
                 // A folder this process may not write in (another user's state, a read-only
                 // mount or cache): SQLite's read-only open of a write-ahead-logged database
                 // still creates the `-shm` file. With no log beside it, the database file
