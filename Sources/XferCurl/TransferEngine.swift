@@ -201,24 +201,30 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
             let code = xb_msg_result(message)
             transfer.flushPendingWrite()  // a disk error here becomes the result
-            var result = transfer.result(for: code)
+            let result: Result<TransferOutcome, TransferError>
             switch transfer.redirectTarget(after: code) {
             case .success(let target):
-                curl_multi_remove_handle(multi, handle)
-                do throws(TransferError) {
-                    try transfer.follow(to: target)
-                    let added = curl_multi_add_handle(multi, handle)
-                    if added == CURLM_OK { continue }
-                    result = .failure(Self.multiError(added))
-                } catch {
-                    result = .failure(error)
-                }
+                guard let failure = rearm(transfer, handle, for: target) else { continue }
+                result = .failure(failure)
             case .failure(let error): result = .failure(error)
-            case nil: break
+            case nil: result = transfer.result(for: code)
             }
             active.removeValue(forKey: transfer.id)
             finish(transfer, with: result)
         }
+    }
+
+    /// Sends a transfer that follows its redirects itself (see `EasyTransfer+Redirects`) on
+    /// to `target`, on the same handle; the failure that ends it instead, if any.
+    private func rearm(_ transfer: EasyTransfer, _ handle: UnsafeMutableRawPointer, for target: String) -> TransferError? {
+        curl_multi_remove_handle(multi, handle)
+        do {
+            try transfer.follow(to: target)
+        } catch {
+            return error
+        }
+        let added = curl_multi_add_handle(multi, handle)
+        return added == CURLM_OK ? nil : Self.multiError(added)
     }
 
     /// Removes the handle from the multi handle, frees it, then resumes the awaiting task.
