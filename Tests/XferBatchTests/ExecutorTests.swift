@@ -210,6 +210,16 @@ struct ExecutorTests {
         #expect(reason?.hasSuffix(#"(if the folder does not exist, "createMissingDirs": true creates it)"#) == !creates, "\(reason ?? "")")
     }
 
+    @Test func aCertificateThatCannotBeVerifiedNamesTheSettingsThatHelp() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.failure(TransferError(kind: .permanent, code: "CURLE_PEER_FAILED_VERIFICATION",
+                                                                      message: "SSL certificate problem: self-signed certificate"))])
+        let reason = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a"))).job("a")?.lifecycle.reason
+        #expect(reason == "CURLE_PEER_FAILED_VERIFICATION: SSL certificate problem: self-signed certificate"
+                + " (tls.caFile names the certificate of a CA to trust, such as a private one; tls.insecure skips the check)")
+    }
+
     @Test func aMissingSecretFailsTheJobNamingTheVariable() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -83,7 +83,12 @@ struct JobRunner: Sendable {
         case .local: .local
         case .cancelled: .cancelled
         }
-        return JobFailure(kind: kind, code: error.code, message: error.message, httpStatus: error.httpStatus, retryAfter: error.retryAfter)
+        var message = error.message
+        // libcurl's words say what is wrong, not which manifest setting helps.
+        if error.code == "CURLE_PEER_FAILED_VERIFICATION" {
+            message += " (tls.caFile names the certificate of a CA to trust, such as a private one; tls.insecure skips the check)"
+        }
+        return JobFailure(kind: kind, code: error.code, message: message, httpStatus: error.httpStatus, retryAfter: error.retryAfter)
     }
 
     static func localFailure(_ what: String) -> JobFailure {
