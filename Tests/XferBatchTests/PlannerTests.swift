@@ -1,9 +1,30 @@
+import Foundation
 import Testing
 @testable import XferBatch
 
 @Suite("Planner")
 struct PlannerTests {
     typealias M = ManifestTesting
+
+    /// A CA bundle or SSH file a transfer's settings name that cannot be read fails the
+    /// transfer before it sends anything: `plan` says so, unless a job of the plan writes it.
+    @Test func aFileTheTransferSettingsNameThatCannotBeReadIsShownFailing() throws {
+        let missing = "/nonexistent/xferbatch/ca.pem"
+        let jobs = [
+            #"{"id": "tls", "download": {"url": "https://x.org/a", "to": "a", "tls": {"caFile": "\#(missing)"}}}"#,
+            #"{"id": "key", "upload": {"from": "/etc/hostname", "url": "sftp://x.org/u", "sftp": {"knownHosts": "/etc/hostname", "privateKey": "\#(missing)"}}}"#,
+            #"{"id": "plain", "download": {"url": "http://x.org/a", "to": "b", "tls": {"caFile": "\#(missing)"}}}"#,
+        ]
+        let forecast = RunForecast(plan: try M.plan(M.manifest(jobs: jobs.joined(separator: ","))), store: InMemoryCheckpointStore())
+        let reason = String(cString: strerror(ENOENT))
+        #expect(forecast.actions[0] == .fails(reason: "cannot read \(missing) (tls.caFile): \(reason)"))
+        #expect(forecast.actions[1] == .fails(reason: "cannot read \(missing) (sftp.privateKey): \(reason)"))
+        #expect(forecast.actions[2] == .transfer, "plain http reads no CA file")
+        let fetched = M.download("ca", "https://x.org/ca.pem", to: "ca.pem")
+            + #", {"id": "tls", "dependsOn": ["ca"], "download": {"url": "https://x.org/a", "to": "a", "tls": {"caFile": "\#(M.directory)/ca.pem"}}}"#
+        let later = RunForecast(plan: try M.plan(M.manifest(jobs: fetched)), store: InMemoryCheckpointStore())
+        #expect(later.actions[1] == .transfer, "a job of the plan writes it first")
+    }
 
     @Test func unknownDependenciesAreNamedWithASuggestion() {
         let lines = M.problems(M.manifest(jobs: M.download("kernel", to: "k") + "," + M.download("b", to: "b", extra: #", "dependsOn": ["kernal"]"#)))

@@ -20,8 +20,9 @@ public struct RunForecast: Sendable {
         /// An upload or archive done before: skipped if its inputs did not change.
         case skipIfUnchanged
         /// The job would fail before transferring anything: its destination is not a file
-        /// (`DestinationCheck`), its folder cannot be made (`Folders.missing`), or an
-        /// upload's source is a folder (`JobRunner.sourceProblem`).
+        /// (`DestinationCheck`), its folder cannot be made or written in (`Folders`), an
+        /// upload's source is a folder (`JobRunner.sourceProblem`), or a file its settings
+        /// name cannot be read (`TransferFiles`).
         case fails(reason: String)
     }
 
@@ -48,6 +49,7 @@ public struct RunForecast: Sendable {
         var needed: Int64 = 0
         var folders = DestinationFolders(outputDirectory: plan.outputDirectory)
         let packed = PackedSources(plan: plan, store: store)
+        var transferFiles = TransferFiles(plan: plan)
         for job in plan.jobs {
             // The fingerprint (a SHA-256) only when there is a record to compare it with.
             let record = (try? store.load(job.id)) ?? nil
@@ -58,7 +60,8 @@ public struct RunForecast: Sendable {
                     actions.append(.packed(archive: archive))
                     continue
                 }
-                if let problem = folders.problem(writing: d.to, intoFolder: d.namesFileAtRunTime, hint: DestinationCheck.downloadHint) {
+                if let problem = folders.problem(writing: d.to, intoFolder: d.namesFileAtRunTime, hint: DestinationCheck.downloadHint)
+                    ?? job.transfer.flatMap({ transferFiles.problem(d.url, $0) }) {
                     actions.append(.fails(reason: problem))
                     continue
                 }
@@ -91,6 +94,8 @@ public struct RunForecast: Sendable {
                 // A missing source may be another job's output; a folder cannot become one.
                 if let folder = u.sourcePaths.lazy.compactMap(JobRunner.sourceProblem).first(where: { $0.code == "EISDIR" }) {
                     actions.append(.fails(reason: folder.message))
+                } else if let problem = job.transfer.flatMap({ transferFiles.problem(u.url, $0) }) {
+                    actions.append(.fails(reason: problem))
                 } else {
                     actions.append(previous?.phase == .done ? .skipIfUnchanged : .transfer)
                 }

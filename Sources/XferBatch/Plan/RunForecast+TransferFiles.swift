@@ -1,0 +1,32 @@
+import Foundation
+
+extension RunForecast {
+    /// The files a transfer's settings name that a run could not read: the CA bundle of an
+    /// https or ftps URL (`tls.caFile`), the known_hosts file and private key of an sftp
+    /// one. The transfer would fail on them before sending anything, so `plan` says so.
+    /// A file another job of the plan writes (a CA bundle downloaded first) is not judged.
+    struct TransferFiles {
+        let plan: Plan
+        private var written: Set<String>?
+
+        init(plan: Plan) { self.plan = plan }
+
+        /// Why `t` cannot be used for `url`, or nil.
+        mutating func problem(_ url: TransferURL, _ t: EffectiveTransfer) -> String? {
+            var named: [(file: String, setting: String)] = []
+            if let ca = t.caFile, url.scheme == "https" || url.scheme == "ftps" { named.append((ca, "tls.caFile")) }
+            if url.scheme == "sftp" {
+                let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
+                named.append((t.knownHosts ?? home + "/.ssh/known_hosts", "sftp.knownHosts"))
+                if let key = t.privateKey { named.append((key, "sftp.privateKey")) }
+            }
+            for (file, setting) in named where access(file, R_OK) != 0 {
+                let reason = String(cString: strerror(errno))
+                if written == nil { written = Set(plan.writtenPaths().outputs) }
+                if written?.contains(file) == true { continue }
+                return "cannot read \(file) (\(setting)): \(reason)"
+            }
+            return nil
+        }
+    }
+}
