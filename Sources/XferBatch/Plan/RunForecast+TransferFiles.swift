@@ -8,6 +8,8 @@ extension RunForecast {
     struct TransferFiles {
         let plan: Plan
         private var written: Set<String>?
+        /// Each file's answer, looked up once: many jobs share one CA bundle or key.
+        private var known: [String: String?] = [:]
 
         init(plan: Plan) { self.plan = plan }
 
@@ -20,13 +22,23 @@ extension RunForecast {
                 named.append((t.knownHosts ?? home + "/.ssh/known_hosts", "sftp.knownHosts"))
                 if let key = t.privateKey { named.append((key, "sftp.privateKey")) }
             }
-            for (file, setting) in named where access(file, R_OK) != 0 {
-                let reason = String(cString: strerror(errno))
-                if written == nil { written = Set(plan.writtenPaths().outputs) }
-                if written?.contains(file) == true { continue }
-                return "cannot read \(file) (\(setting)): \(reason)"
+            for (file, setting) in named {
+                if let reason = refusal(file) { return "cannot read \(file) (\(setting)): \(reason)" }
             }
             return nil
+        }
+
+        /// Why `file` cannot be read (nil: it can, or a job of the plan writes it).
+        private mutating func refusal(_ file: String) -> String? {
+            if let answer = known[file] { return answer }
+            var answer: String? = nil
+            if access(file, R_OK) != 0 {
+                answer = String(cString: strerror(errno))
+                if written == nil { written = Set(plan.writtenPaths().outputs) }
+                if written?.contains(file) == true { answer = nil }
+            }
+            known[file] = answer
+            return answer
         }
     }
 }
