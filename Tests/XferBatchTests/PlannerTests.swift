@@ -26,6 +26,18 @@ struct PlannerTests {
         #expect(later.actions[1] == .transfer, "a job of the plan writes it first")
     }
 
+    @Test func aFinishedDownloadNeedsNoCAFile() throws {
+        let t = try ExecutorTesting()
+        defer { t.cleanUp() }
+        let plan = try t.plan(jobs: #"{"id": "a", "download": {"url": "https://x.org/a", "to": "a.bin", "tls": {"caFile": "/nonexistent/ca.pem"}}}"#)
+        let path = t.folder.path + "/a.bin"
+        _ = FileManager.default.createFile(atPath: path, contents: Data([1]))
+        let store = InMemoryCheckpointStore()
+        try store.save(JobCheckpoint(jobID: "a", fingerprint: JobFingerprint.of(plan.jobs[0]), phase: .done, bytes: 1, finalPath: path,
+                                     finalModified: FileStamp.of(path)?.modified))
+        #expect(RunForecast(plan: plan, store: store).actions == [.upToDate(path: path)])
+    }
+
     @Test func unknownDependenciesAreNamedWithASuggestion() {
         let lines = M.problems(M.manifest(jobs: M.download("kernel", to: "k") + "," + M.download("b", to: "b", extra: #", "dependsOn": ["kernal"]"#)))
         #expect(lines.contains { $0.contains("jobs[1].dependsOn[0]: no job has the id \"kernal\" (did you mean \"kernel\"?)") })

@@ -60,8 +60,7 @@ public struct RunForecast: Sendable {
                     actions.append(.packed(archive: archive))
                     continue
                 }
-                if let problem = folders.problem(writing: d.to, intoFolder: d.namesFileAtRunTime, hint: DestinationCheck.downloadHint)
-                    ?? job.transfer.flatMap({ transferFiles.problem(d.url, $0) }) {
+                if let problem = folders.problem(writing: d.to, intoFolder: d.namesFileAtRunTime, hint: DestinationCheck.downloadHint) {
                     actions.append(.fails(reason: problem))
                     continue
                 }
@@ -84,6 +83,12 @@ public struct RunForecast: Sendable {
                     actions.append(.transfer)
                     needed += size ?? 0
                 }
+                // Only a request needs the CA bundle or SSH files (an up-to-date file does not).
+                switch actions[actions.count - 1] {
+                case .transfer, .resume, .conditional:
+                    if let problem = job.transfer.flatMap({ transferFiles.problem(d.url, $0) }) { actions[actions.count - 1] = .fails(reason: problem) }
+                default: break
+                }
             case .archive(let a):
                 if let problem = folders.problem(writing: a.to, intoFolder: false, hint: DestinationCheck.archiveHint) {
                     actions.append(.fails(reason: problem))
@@ -94,7 +99,7 @@ public struct RunForecast: Sendable {
                 // A missing source may be another job's output; a folder cannot become one.
                 if let folder = u.sourcePaths.lazy.compactMap(JobRunner.sourceProblem).first(where: { $0.code == "EISDIR" }) {
                     actions.append(.fails(reason: folder.message))
-                } else if let problem = job.transfer.flatMap({ transferFiles.problem(u.url, $0) }) {
+                } else if previous?.phase != .done, let problem = job.transfer.flatMap({ transferFiles.problem(u.url, $0) }) {
                     actions.append(.fails(reason: problem))
                 } else {
                     actions.append(previous?.phase == .done ? .skipIfUnchanged : .transfer)
