@@ -24,7 +24,7 @@ extension EasyTransfer {
         // (see `EasyTransfer+Redirects`).
         try set(easy, CURLOPT_FOLLOWLOCATION, followsRedirectsItself ? 0 : 1)
         try set(easy, CURLOPT_MAXREDIRS, r.options.maxRedirects)
-        try set(easy, CURLOPT_REDIR_PROTOCOLS_STR, redirectSchemes)
+        try set(easy, CURLOPT_REDIR_PROTOCOLS_STR, redirectSchemes.joined(separator: ","))
 
         // Timeouts. Stalls are watched in the progress callback (see `checkStall`).
         if let t = r.options.connectTimeout { try set(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(t)) }

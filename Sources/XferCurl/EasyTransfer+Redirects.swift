@@ -21,8 +21,8 @@ extension EasyTransfer {
     var followsRedirectsItself: Bool { isHTTP && !request.originBoundHeaders.isEmpty }
 
     /// The schemes a redirect may lead to (libcurl's CURLOPT_REDIR_PROTOCOLS_STR too).
-    var redirectSchemes: String {
-        scheme == "https" && !request.options.allowInsecureRedirects ? "https" : "http,https"
+    var redirectSchemes: [String] {
+        scheme == "https" && !request.options.allowInsecureRedirects ? ["https"] : ["http", "https"]
     }
 
     private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
@@ -40,8 +40,8 @@ extension EasyTransfer {
                                           code: TransferError.name(of: CURLE_TOO_MANY_REDIRECTS),
                                           message: "Maximum (\(request.options.maxRedirects)) redirects followed"))
         }
-        let targetScheme = target.prefix { $0 != ":" }.lowercased()
-        guard redirectSchemes.split(separator: ",").contains(Substring(targetScheme)) else {
+        let targetScheme = Self.scheme(of: target)
+        guard redirectSchemes.contains(targetScheme) else {
             return .failure(TransferError(kind: .permanent, code: TransferError.name(of: CURLE_UNSUPPORTED_PROTOCOL),
                                           message: "refused to follow a redirect to another protocol (\(targetScheme)); an https URL may not lead to http unless allowed"))
         }

@@ -61,12 +61,17 @@ final class EasyTransfer: @unchecked Sendable {
         self.request = request
         self.progress = progress
         self.continuation = continuation
-        self.scheme = request.url.prefix { $0 != ":" }.lowercased()
+        self.scheme = Self.scheme(of: request.url)
         self.errorBuffer = .allocate(capacity: Int(XB_CURL_ERROR_SIZE) + 1)
         self.errorBuffer.initialize(repeating: 0, count: Int(XB_CURL_ERROR_SIZE) + 1)
     }
 
     var isHTTP: Bool { scheme == "http" || scheme == "https" }
+
+    /// A URL's scheme, lower-case: the text before the first colon.
+    static func scheme(of url: String) -> String {
+        url.prefix { $0 != ":" }.lowercased()
+    }
 
     /// Creates and configures the easy handle. On failure nothing is left allocated
     /// beyond what `close()` frees.

@@ -27,11 +27,7 @@ enum ForeignFiles {
             return
         }
         defer { closedir(dir) }
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
-            if name == "." || name == ".." { continue }
+        for name in FolderEntries.names(in: dir) {
             let relative = prefix + name
             var info = stat()
             guard fstatat(dirfd(dir), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }

@@ -58,3 +58,13 @@ public struct JobCheckpoint: Sendable, Equatable {
         self.finalModified = finalModified
     }
 }
+
+extension JobCheckpoint {
+    /// Whether the file at `path` is still the one this record describes: the recorded
+    /// size, and the recorded modification time when the record has one (a record older
+    /// than that field: the size alone). An archive edited or replaced since is not.
+    func describesFile(at path: String) -> Bool {
+        guard let stamp = FileStamp.of(path) else { return false }
+        return stamp.size == bytes && (finalModified ?? stamp.modified) == stamp.modified
+    }
+}

@@ -29,8 +29,7 @@ public struct PackedSources: Sendable {
         for job in plan.jobs { indexByID[job.id] = job.index }
         for job in candidates {
             guard case .archive(let a) = job.action, let record = Self.done(job, in: store),
-                  record.finalPath == a.to, let stamp = FileStamp.of(a.to), stamp.size == record.bytes,
-                  (record.finalModified ?? stamp.modified) == stamp.modified else { continue }
+                  record.finalPath == a.to, record.describesFile(at: a.to) else { continue }
             var packed: [String] = []
             let settled = job.inputs.allSatisfy { input in
                 switch input {

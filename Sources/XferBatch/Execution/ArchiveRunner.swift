@@ -24,9 +24,7 @@ struct ArchiveRunner {
         let derived = DerivedOutput(job: job, files: entries.map { ($0.name, $0.sourcePath) }, checkpoints: checkpoints)
         // Rebuilt when the archive is not the one recorded: another size, or another
         // modification time (edited or replaced since; a record without one: size only).
-        if let previous = derived.upToDate(stillThere: { checkpoint, path in
-            FileStamp.of(path).map { $0.size == checkpoint.bytes && (checkpoint.finalModified ?? $0.modified) == $0.modified } ?? false
-        }) {
+        if let previous = derived.upToDate(stillThere: { checkpoint, path in checkpoint.describesFile(at: path) }) {
             return previous
         }
         if let problem = DestinationCheck.problem(at: spec.to, folderHint: DestinationCheck.archiveHint) {

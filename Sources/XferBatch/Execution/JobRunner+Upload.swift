@@ -41,14 +41,14 @@ extension JobRunner {
                 try commit(done)
                 return AttemptResult(bytes: done.bytes, destination: u.url.redacted, sha256: digest, httpStatus: nil, upToDate: true)
             }
-            outcome = try await send(request, progress: progress)
+            outcome = try await send(request, to: u.url, progress: progress)
         } else {
             // Nothing to compare with: hashed while it is sent (large files on a thread of
             // their own, from the page cache), not before; the stamp check below makes
             // sure what was hashed is what was sent. A 1 GiB source then costs one read's
             // time, not two.
             async let hashed = Self.digest(of: sources)
-            outcome = try await send(request, progress: progress)
+            outcome = try await send(request, to: u.url, progress: progress)
             digest = try await hashed
         }
         // Sent while a source changed (a log still written, a file replaced): the server
@@ -86,13 +86,13 @@ extension JobRunner {
         return digests.count == 1 ? digests[0] : FileDigest.sha256(ofText: digests.joined(separator: "\n"))
     }
 
-    private func send(_ request: TransferRequest, progress: TransferProgress) async throws(JobFailure) -> TransferOutcome {
+    private func send(_ request: TransferRequest, to url: TransferURL, progress: TransferProgress) async throws(JobFailure) -> TransferOutcome {
         do {
             return try await transport.perform(request, progress: progress)
         } catch {
             var failure = Self.failure(error)
             // An FTP or SFTP server refuses a missing folder in these words; say what helps.
-            if !request.options.createMissingDirectories, ["ftp", "ftps", "sftp"].contains(request.url.prefix { $0 != ":" }.lowercased()),
+            if !request.options.createMissingDirectories, url.isFTPOrSFTP,
                ["CURLE_REMOTE_ACCESS_DENIED", "CURLE_REMOTE_FILE_NOT_FOUND"].contains(error.code) {
                 failure.message += " (if the folder does not exist, \"createMissingDirs\": true creates it)"
             }

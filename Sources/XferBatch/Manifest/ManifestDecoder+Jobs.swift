@@ -86,7 +86,7 @@ extension ManifestDecoder {
             within("to") { report("a data: URL has no file name; give \"to\" a file name", at: node.offset) }
         }
         // libcurl answers such a URL with the folder's listing, which would be saved as the file.
-        if ["ftp", "ftps", "sftp"].contains(url.scheme), url.string.hasSuffix("/") {
+        if url.isFTPOrSFTP, url.string.hasSuffix("/") {
             within("url") { report("\(url.redacted) names a folder (it ends with /): a download fetches one file, not a listing", at: m["url"]?.value.offset ?? node.offset) }
         }
         return Download(url: url, to: to ?? "", sha256: sha, size: size, refresh: refresh, transfer: transfer)

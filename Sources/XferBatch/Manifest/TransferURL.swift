@@ -94,6 +94,10 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { redacted }
 
+    /// An ftp, ftps or sftp URL: a path ending with `/` names a folder (libcurl lists it),
+    /// and a missing folder is refused in the server's own words.
+    public var isFTPOrSFTP: Bool { scheme == "ftp" || scheme == "ftps" || scheme == "sftp" }
+
     /// `host:port` used to apply the per-host limit (`file`/`data` share one local bucket).
     public var hostKey: String {
         guard let host else { return "local" }
