@@ -6,6 +6,11 @@ import XferBatch
 /// SIGINT and SIGTERM: the first calls `stop` (the run winds down and reports); a second
 /// SIGINT exits at once with 130.
 ///
+/// At once means `_exit`, as a `kill -9` would: no exit handlers. `exit` would tear
+/// OpenSSL down while the transfer thread may be inside it (a TLS or SSH transfer under
+/// way), which crashes with signal 11 instead of the documented 130. Nothing is lost by
+/// skipping them: output is unbuffered and the state database is safe against a kill.
+///
 /// @unchecked: the dispatch sources are set once in `init` and only kept alive after.
 final class InterruptHandler: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
@@ -29,7 +34,7 @@ final class InterruptHandler: @unchecked Sendable {
                     FileHandle.standardError.write(Data("\nxferbatch: stopping (\(sig == SIGINT ? "SIGINT" : "SIGTERM")): cancelling transfers; press Ctrl-C again to quit at once\n".utf8))
                     stop()
                 } else if sig == SIGINT || previous == SIGINT {
-                    Foundation.exit(ExitStatus.interrupted.rawValue)
+                    _exit(ExitStatus.interrupted.rawValue)
                 }
             }
             source.resume()

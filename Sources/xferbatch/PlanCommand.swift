@@ -49,7 +49,7 @@ struct PlanCommand: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.jobsFailed.rawValue)
             }
             let sizes = await SizeProbe(plan: plan, transport: engine, environment: ProcessInfo.processInfo.environment).sizes(of: unsized)
-            engine.shutdown()
+            await engine.shutdown()
             plan.forecast = RunForecast(plan: plan, store: store, probedSizes: sizes)
         }
         switch format {

@@ -147,7 +147,7 @@ struct RunCommand: AsyncParsableCommand {
         ticker?.cancel()
         _ = await ticker?.result
         display?.finish()
-        engine.shutdown()
+        await engine.shutdown()
         var reportWritten = false
         var reportFailed = false
         if let report {

@@ -128,7 +128,7 @@ struct ConcurrencyTests {
 
     @Test func transfersAfterShutdownFailClearly() async throws {
         let engine = try TransferEngine()
-        engine.shutdown()
+        await engine.shutdown()
         await #expect { _ = try await engine.perform(TransferRequest(url: "http://127.0.0.1:9/x"), progress: TransferProgress()) } throws: {
             ($0 as? TransferError)?.kind == .cancelled
         }

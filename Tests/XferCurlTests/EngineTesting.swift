@@ -32,7 +32,7 @@ struct EngineTesting {
     }
 
     func stop() async {
-        engine.shutdown()
+        await engine.shutdown()
         await server.stop()
         try? FileManager.default.removeItem(at: folder)
     }

@@ -10,8 +10,14 @@ struct RealServerTests {
         let engine = try TransferEngine()
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-real-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { engine.shutdown(); try? FileManager.default.removeItem(at: scratch) }
-        try await body(engine, scratch)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        do {
+            try await body(engine, scratch)
+        } catch {
+            await engine.shutdown()
+            throw error
+        }
+        await engine.shutdown()
     }
 
     func download(_ engine: TransferEngine, _ url: String, to path: String, request: (inout TransferRequest) -> Void = { _ in },

@@ -28,7 +28,7 @@ struct TaskExecutorTests {
 
     @Test func aTaskThatStillPrefersTheEngineAfterItsShutdownRunsElsewhereAndFinishes() async throws {
         let engine = try TransferEngine()
-        engine.shutdown()
+        Task { await engine.shutdown() }  // not awaited: the task below may come while the loop ends
         let total = Mutex<Int?>(nil)
         // Enqueued while the loop ends or after: either way the task must run. It is an
         // unstructured task, watched with a bounded wait, because a stranded one (the defect

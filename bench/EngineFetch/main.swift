@@ -72,7 +72,7 @@ let failures = await withTaskGroup(of: Int.self) { group in
     return total
 }
 let elapsed = ContinuousClock.now - start
-engine.shutdown()
+await engine.shutdown()
 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 print(String(format: "%d files in %.3f s (%.0f files/s), %d failed", jobs.count, seconds, Double(jobs.count) / seconds, failures))
 exit(failures == 0 ? 0 : 1)
