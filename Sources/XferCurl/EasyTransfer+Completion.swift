@@ -10,6 +10,7 @@ extension EasyTransfer {
             if code == CURLE_UNSUPPORTED_PROTOCOL, redirectCount() > 0 {
                 message = "refused to follow a redirect to another protocol (\(message)); an https URL may not lead to http unless allowed"
             }
+            if code == CURLE_LOGIN_DENIED, let sshLogin { message += " (\(sshLogin))" }
             return .failure(TransferError(kind: TransferError.kind(of: code, ftpReply: status), code: TransferError.name(of: code),
                                           message: message, httpStatus: isHTTP && status > 0 ? status : nil))
         }

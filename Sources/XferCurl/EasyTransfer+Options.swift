@@ -42,23 +42,7 @@ extension EasyTransfer {
         }
         if let proxy = r.options.proxy { try set(easy, CURLOPT_PROXY, proxy) }
 
-        // SSH: host keys are always checked against a known_hosts file. Without a key
-        // callback libcurl accepts unknown hosts, so ours accepts an exact match only.
-        if scheme == "sftp" {
-            let home = getenv("HOME").map { String(cString: $0) } ?? "/root"
-            let knownHosts = r.options.sshKnownHosts ?? home + "/.ssh/known_hosts"
-            guard access(knownHosts, R_OK) == 0 else {
-                throw TransferError(kind: .local, code: "known-hosts",
-                                    message: "cannot read the known_hosts file \(knownHosts); SFTP host keys are always checked (set sftp.knownHosts)")
-            }
-            try set(easy, CURLOPT_SSH_KNOWNHOSTS, knownHosts)
-            try check(xb_easy_setopt_sshkey_function(easy, EasyTransfer.hostKeyCallback), "CURLOPT_SSH_KEYFUNCTION")
-            if let key = r.options.sshPrivateKey {
-                try set(easy, CURLOPT_SSH_PRIVATE_KEYFILE, key)
-                try set(easy, CURLOPT_SSH_AUTH_TYPES, Int(XB_CURLSSH_AUTH_PUBLICKEY | XB_CURLSSH_AUTH_PASSWORD))
-            }
-        }
-
+        if scheme == "sftp" { try configureSSH(easy) }
         try configureAuth(easy)
         try configureHeaders(easy)
         try configureBody(easy)

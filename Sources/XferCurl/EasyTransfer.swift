@@ -45,6 +45,8 @@ final class EasyTransfer: @unchecked Sendable {
     /// (see `EasyTransfer+Redirects`).
     var redirectsFollowed = 0
     var leftOrigin = false
+    /// SFTP: who logged in with which key, and what else to try, for a refused login's message.
+    var sshLogin: String?
     /// A failure our own callbacks detected (disk full, wrong range, stall); wins over libcurl's code.
     var localFailure: TransferError?
     /// Stall detection: bytes moved at the last progress call, and when they last changed

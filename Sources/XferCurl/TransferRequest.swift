@@ -121,8 +121,12 @@ public struct TransferRequest: Sendable {
         public var proxy: String?
         /// Bytes per second in each direction; nil: unlimited.
         public var maxBytesPerSecond: Int64?
+        /// SFTP: the known_hosts file; nil: `~/.ssh/known_hosts`.
         public var sshKnownHosts: String?
+        /// SFTP: the private key; nil: ssh's default keys (`SSHDefaults.privateKey`).
         public var sshPrivateKey: String?
+        /// SFTP: the private key's passphrase (a secret: never logged).
+        public var sshKeyPassphrase: String?
         /// FTP/SFTP uploads: create missing remote folders.
         public var createMissingDirectories: Bool
         public var userAgent: String

@@ -135,7 +135,7 @@ struct ManifestRulesTests {
     @Test func userinfoInAURLIsRefusedPointingToAuth() {
         let lines = M.problems(M.manifest(jobs: M.download("a", "https://bob:secret@x.org/f")))
         #expect(lines.count == 1)
-        #expect(lines[0].contains("credentials in the URL (user:pass@) are refused"))
+        #expect(lines[0].contains("credentials in the URL (user:pass@, or a token as user@) are refused"))
         #expect(lines[0].contains("\"auth\""))
         #expect(!lines[0].contains("secret@"), "the error itself must not echo the password")
     }

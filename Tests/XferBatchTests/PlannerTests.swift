@@ -169,6 +169,20 @@ struct PlannerTests {
         #expect(warnings.contains("credentials are sent unencrypted over http"))
     }
 
+    /// A key's passphrase is a secret like a token: named by its variable, which the plan
+    /// shows and asks for, never its value; nothing is sent over http because of it.
+    @Test func anSFTPKeysPassphraseIsNamedByItsVariable() throws {
+        let json = M.manifest(jobs: #"{"id": "s", "download": {"url": "sftp://deploy@h/f", "to": "f"}}, {"id": "w", "download": {"url": "http://h/g", "to": "g"}}"#,
+                              extra: #""defaults": {"sftp": {"passphraseEnv": "KEYPASS"}},"#)
+        let unset = try M.plan(json)
+        #expect(unset.jobs[0].transfer?.passphraseEnv == "KEYPASS")
+        #expect(unset.jobs[0].warnings.contains("environment variable KEYPASS is not set here; the run will need it"))
+        #expect(!unset.jobs[1].warnings.contains("credentials are sent unencrypted over http"))
+        let text = String(decoding: try M.plan(json, environment: ["KEYPASS": "hunter2"]).json(), as: UTF8.self)
+        #expect(text.contains(#""passphraseEnv":"KEYPASS""#))
+        #expect(!text.contains("hunter2"))
+    }
+
     @Test func tildePathsUseHome() throws {
         let json = M.manifest(jobs: #"{"id": "u", "upload": {"from": "f", "url": "sftp://h/f", "sftp": {"knownHosts": "~/.ssh/kh"}}}"#)
         #expect(try M.plan(json, environment: ["HOME": "/home/me"]).jobs[0].transfer?.knownHosts == "/home/me/.ssh/kh")

@@ -39,6 +39,21 @@ struct TransferURLTests {
         #expect(throws: TransferURL.Problem.missingHost) { try TransferURL(parsing: "https:///file") }
     }
 
+    /// `sftp://deploy@host/…` names the SSH user, as with `ssh`; an http `user@` is
+    /// refused because it is usually a token (`https://TOKEN@github.com/…`).
+    @Test func anSFTPURLMayNameItsUserAndKeepsItsCase() throws {
+        let url = try TransferURL(parsing: "SFTP://Deploy@Backup.Example.ORG:2222/srv/f")
+        #expect(url.string == "sftp://Deploy@backup.example.org:2222/srv/f")
+        #expect(url.user == "Deploy")
+        #expect(url.host == "backup.example.org")
+        #expect(url.hostKey == "backup.example.org:2222")
+        #expect(try TransferURL(parsing: "sftp://deploy@h/f").string == "sftp://deploy@h/f")
+        #expect(try TransferURL(parsing: "sftp://h/f").user == nil)
+        for refused in ["sftp://deploy:pw@h/f", "sftp://@h/f", "https://token@h/f", "ftp://anonymous@h/f"] {
+            #expect(throws: TransferURL.Problem.credentials, "\(refused)") { try TransferURL(parsing: refused) }
+        }
+    }
+
     @Test func redactsSecretLookingQueryValues() throws {
         let url = try TransferURL(parsing: "https://blob.example.org/a.zip?X-Amz-Signature=abc&X-Amz-Credential=k&expires=10&token=t")
         #expect(url.redacted == "https://blob.example.org/a.zip?X-Amz-Signature=REDACTED&X-Amz-Credential=REDACTED&expires=10&token=REDACTED")

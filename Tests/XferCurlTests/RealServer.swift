@@ -96,6 +96,9 @@ final class RealServer: @unchecked Sendable {
 
     func path(_ relative: String) -> String { folder.appendingPathComponent(relative).path }
 
+    /// What the server wrote to stderr so far (sshd logs each login there).
+    func log() -> String { (try? String(contentsOfFile: path("server.log"), encoding: .utf8)) ?? "" }
+
     func write(_ relative: String, _ bytes: [UInt8]) throws {
         let url = folder.appendingPathComponent(relative)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -226,21 +229,23 @@ extension RealServer {
         }
     }
 
-    /// OpenSSH's sshd with its own host key, accepting one client key for the current user.
+    /// OpenSSH's sshd with its own host key, accepting two client keys for any user:
+    /// `client_key`, and `client_key_pw`, whose passphrase is `passphrase`.
     static func sshd() throws -> RealServer? {
         guard let program = try program("/usr/sbin/sshd", package: "openssh-server"),
               let keygen = try self.program("/usr/bin/ssh-keygen", package: "openssh-client") else { return nil }
         try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
         return try start(name: "sshd", program: program, arguments: { folder, _ in ["-D", "-e", "-f", folder.path + "/sshd_config"] }) { folder, port in
             let d = folder.path
-            for key in ["host_key", "client_key"] {
+            for (key, passphrase) in [("host_key", ""), ("client_key", ""), ("client_key_pw", "passphrase")] {
                 let p = Process()
                 p.executableURL = URL(fileURLWithPath: keygen)
-                p.arguments = ["-q", "-t", "ed25519", "-N", "", "-f", d + "/" + key]
+                p.arguments = ["-q", "-t", "ed25519", "-N", passphrase, "-f", d + "/" + key]
                 try p.run()
                 for _ in 0..<500 where p.isRunning { usleep(10_000) }
             }
-            try FileManager.default.copyItem(atPath: d + "/client_key.pub", toPath: d + "/authorized_keys")
+            let clientKeys = try ["client_key.pub", "client_key_pw.pub"].map { try String(contentsOfFile: d + "/" + $0, encoding: .utf8) }
+            try clientKeys.joined().write(toFile: d + "/authorized_keys", atomically: true, encoding: .utf8)
             let hostKey = try String(contentsOfFile: d + "/host_key.pub", encoding: .utf8).split(separator: " ").prefix(2).joined(separator: " ")
             try "[127.0.0.1]:\(port) \(hostKey)\n".write(toFile: d + "/known_hosts", atomically: true, encoding: .utf8)
             try FileManager.default.createDirectory(atPath: d + "/sftp", withIntermediateDirectories: true)

@@ -183,6 +183,48 @@ struct RealServerTests {
         }
     }
 
+    /// As `ssh` does: the user the URL names, else the local login name (libcurl's own
+    /// default is an empty name, which every server refuses); a passphrase unlocks a key.
+    @Test func sftpLogsInAsTheURLsUserElseTheLocalUserAndUnlocksAKeyWithItsPassphrase() async throws {
+        guard let sshd = try RealServer.sshd() else { return }
+        defer { sshd.stop() }
+        try sshd.write("sftp/f.bin", Array("hello".utf8))
+        let local = try #require(SSHDefaults.loginName())
+        let other = local == "nobody" ? "root" : "nobody"
+        func url(_ user: String?) -> String { "sftp://\(user.map { $0 + "@" } ?? "")127.0.0.1:\(sshd.port)\(sshd.path("sftp/f.bin"))" }
+        func key(_ name: String, passphrase: String? = nil) -> (inout TransferRequest) -> Void {
+            { r in
+                r.options.sshPrivateKey = sshd.path(name)
+                r.options.sshKnownHosts = sshd.path("known_hosts")
+                r.options.sshKeyPassphrase = passphrase
+            }
+        }
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("f").path
+            _ = try await download(engine, url(nil), to: file, request: key("client_key"))
+            #expect(read(file) == Array("hello".utf8), "as the local user")
+            _ = try await download(engine, url(other), to: file, request: key("client_key"))
+            #expect(read(file) == Array("hello".utf8), "as the URL's user")
+        }
+        // Fresh engines: libcurl reuses a logged-in connection to the same user and host.
+        try await withEngine { engine, scratch in
+            await #expect {
+                _ = try await download(engine, url(nil), to: scratch.appendingPathComponent("f").path, request: key("client_key_pw"))
+            } throws: { error in
+                guard let error = error as? TransferError, error.code == "CURLE_LOGIN_DENIED" else { return false }
+                return error.message.contains("as \"\(local)\" with the key \(sshd.path("client_key_pw"))") && error.message.contains("sftp.passphraseEnv")
+            }
+        }
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("f").path
+            _ = try await download(engine, url(nil), to: file, request: key("client_key_pw", passphrase: "passphrase"))
+            #expect(read(file) == Array("hello".utf8), "with the key its passphrase unlocked")
+        }
+        let log = sshd.log()
+        #expect(log.contains("Accepted publickey for \(local) "), "\(log)")
+        #expect(log.contains("Accepted publickey for \(other) "), "\(log)")
+    }
+
     @Test func tlsIsVerifiedByDefaultAndHTTPSNeverRedirectsToHTTPUnlessAllowed() async throws {
         guard let tls = try RealServer.nginxTLS() else { return }
         defer { tls.stop() }

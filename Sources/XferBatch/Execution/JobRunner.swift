@@ -70,6 +70,7 @@ struct JobRunner: Sendable {
         options.maxRedirects = TransferRequest.Options.defaultMaxRedirects
         options.allowInsecureRedirects = t.allowHttpRedirects
         options.maxBytesPerSecond = bandwidthPerTransfer
+        if let name = t.passphraseEnv { options.sshKeyPassphrase = try secrets.value(name) }
         let headers = try secrets.headers(t.headers)
         var request = TransferRequest(url: url.string, headers: headers.all, auth: try secrets.auth(t.auth), options: options)
         request.originBoundHeaders = headers.secret

@@ -3,7 +3,7 @@ extension ManifestDecoder {
     static let retryKeys: KeySet = ["attempts", "initialDelay", "maxDelay", "maxRetryAfter"]
     static let timeoutKeys: KeySet = ["connect", "total", "stall"]
     static let tlsKeys: KeySet = ["caFile", "insecure", "allowHttpRedirects"]
-    static let sftpKeys: KeySet = ["knownHosts", "privateKey"]
+    static let sftpKeys: KeySet = ["knownHosts", "privateKey", "passphraseEnv"]
     static let authKinds: KeySet = ["basic", "bearer", "netrc"]
 
     /// Header names whose literal value would be a secret in the manifest.
@@ -46,7 +46,8 @@ extension ManifestDecoder {
         if let sftp = field(m, "sftp", { node -> SFTPSettings? in
             guard let o = members(of: node, allowed: Self.sftpKeys) else { return nil }
             return SFTPSettings(knownHosts: field(o, "knownHosts") { nonEmptyString($0) },
-                                privateKey: field(o, "privateKey") { nonEmptyString($0) })
+                                privateKey: field(o, "privateKey") { nonEmptyString($0) },
+                                passphraseEnv: field(o, "passphraseEnv") { envName($0) })
         }) { t.sftp = sftp }
         return t
     }

@@ -188,7 +188,7 @@ final class ManifestDecoder {
         case .unsupportedScheme(let s):
             "unsupported scheme \"\(s)\"; use one of \(TransferURL.supportedSchemes.sorted().joined(separator: ", "))"
         case .credentials:
-            "credentials in the URL (user:pass@) are refused, because they would reach logs and reports; use \"auth\" with userEnv/passwordEnv instead"
+            "credentials in the URL (user:pass@, or a token as user@) are refused, because they would reach logs and reports; use \"auth\" with userEnv/passwordEnv instead (an SFTP login name alone is fine: sftp://user@host/…)"
         case .missingHost:
             "the URL has no host"
         }

@@ -27,7 +27,8 @@ extension TransferSettings {
         merged.proxy = other.proxy ?? proxy
         merged.sftp = SFTPSettings(
             knownHosts: other.sftp.knownHosts ?? sftp.knownHosts,
-            privateKey: other.sftp.privateKey ?? sftp.privateKey)
+            privateKey: other.sftp.privateKey ?? sftp.privateKey,
+            passphraseEnv: other.sftp.passphraseEnv ?? sftp.passphraseEnv)
         return merged
     }
 }

@@ -107,11 +107,15 @@ public struct TLSSettings: Sendable, Equatable {
 public struct SFTPSettings: Sendable, Equatable {
     /// known_hosts file; `~/.ssh/known_hosts` when absent.
     public var knownHosts: String?
-    /// Private key file for public-key authentication.
+    /// Private key file for public-key authentication; when absent, the first of
+    /// `~/.ssh/id_rsa`, `id_ecdsa`, `id_ed25519` there is (as `ssh` tries them).
     public var privateKey: String?
+    /// The environment variable holding the private key's passphrase (never its value).
+    public var passphraseEnv: String?
 
-    public init(knownHosts: String? = nil, privateKey: String? = nil) {
+    public init(knownHosts: String? = nil, privateKey: String? = nil, passphraseEnv: String? = nil) {
         self.knownHosts = knownHosts
         self.privateKey = privateKey
+        self.passphraseEnv = passphraseEnv
     }
 }

@@ -1,5 +1,9 @@
 /// A validated source or target URL: supported scheme, no credentials, encoded exactly once.
 ///
+/// The one user information allowed is an SFTP login name (`sftp://backup@host/…`), as
+/// with `ssh`: it is not a secret. Anywhere else `user@` is refused, because an http
+/// `TOKEN@host` is a credential, and so is any `user:password@`.
+///
 /// Normalisation percent-encodes spaces, control characters and non-ASCII bytes in the
 /// path, query and fragment, and leaves existing `%XX` escapes alone, so an already
 /// encoded URL is never double-encoded. `data:` URLs are kept verbatim (we decode them).
@@ -21,6 +25,8 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     public let host: String?
     /// Explicit port, if any.
     public let port: Int?
+    /// The SFTP login name given in the URL (as written, still percent-encoded), if any.
+    public let user: String?
     /// The normalised URL, as sent to the transfer engine.
     public let string: String
     /// UTF-8 offset of the path within `string` (just after the authority).
@@ -41,6 +47,7 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         if scheme == "data" {
             host = nil
             port = nil
+            user = nil
             string = "data:" + String(decoding: bytes[(colon + 1)...], as: UTF8.self)
             pathOffset = string.utf8.count
             return
@@ -49,8 +56,15 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         guard bytes.count >= colon + 3, bytes[colon + 1] == slash, bytes[colon + 2] == slash else { throw .missingHost }
         let authorityStart = colon + 3
         let authorityEnd = bytes[authorityStart...].firstIndex { $0 == slash || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
-        let authority = bytes[authorityStart..<authorityEnd]
-        if authority.contains(UInt8(ascii: "@")) { throw .credentials }
+        var authority = bytes[authorityStart..<authorityEnd]
+        var userBytes: ArraySlice<UInt8>? = nil
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
+            let login = authority[..<at]
+            guard scheme == "sftp", !login.isEmpty, !login.contains(UInt8(ascii: ":")) else { throw .credentials }
+            userBytes = login
+            authority = authority[(at + 1)...]
+        }
+        self.user = userBytes.map { String(decoding: $0, as: UTF8.self) }
         var hostBytes = authority
         var port: Int? = nil
         if let portColon = authority.lastIndex(of: UInt8(ascii: ":")), !authority[portColon...].contains(UInt8(ascii: "]")) {
@@ -67,7 +81,7 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         self.host = hostBytes.isEmpty ? nil : String(decoding: hostBytes.map(Self.lowercased), as: UTF8.self)
         self.port = port
         // Common case: already lower-case and nothing to encode, so the text is kept as is.
-        if !bytes[..<authorityEnd].contains(where: { $0 >= 0x41 && $0 <= 0x5A }),
+        if !bytes[..<authorityEnd].contains(where: { $0 >= 0x41 && $0 <= 0x5A }), userBytes?.contains(where: Self.needsEncoding) != true,
            !bytes[authorityEnd...].contains(where: Self.needsEncoding) {
             self.pathOffset = authorityEnd
             self.string = raw
@@ -77,6 +91,10 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         out.reserveCapacity(bytes.count + 16)
         out.append(contentsOf: scheme.utf8)
         out.append(contentsOf: [UInt8(ascii: ":"), slash, slash])
+        if let userBytes {  // a login name keeps its case
+            Self.appendEncodedOnce(userBytes, to: &out)
+            out.append(UInt8(ascii: "@"))
+        }
         out.append(contentsOf: authority.lazy.map(Self.lowercased))
         self.pathOffset = out.count
         Self.appendEncodedOnce(bytes[authorityEnd...], to: &out)

@@ -16,7 +16,10 @@ public struct EffectiveTransfer: Sendable, Equatable {
     public var proxy: String?
     /// Absolute path; nil means `~/.ssh/known_hosts`.
     public var knownHosts: String?
+    /// Absolute path; nil means ssh's default keys (`SSHDefaults.privateKey`).
     public var privateKey: String?
+    /// Environment variable holding `privateKey`'s passphrase.
+    public var passphraseEnv: String?
 
     /// `settings` with gaps filled and paths resolved against `directory` (`~/` against `home`).
     public init(_ settings: TransferSettings, directory: String, home: String?) {
@@ -37,6 +40,7 @@ public struct EffectiveTransfer: Sendable, Equatable {
         proxy = settings.proxy
         knownHosts = file(settings.sftp.knownHosts)
         privateKey = file(settings.sftp.privateKey)
+        passphraseEnv = settings.sftp.passphraseEnv
     }
 
     /// Environment variables this transfer reads secrets from.
@@ -47,6 +51,7 @@ public struct EffectiveTransfer: Sendable, Equatable {
         case .bearer(let token): names.append(token)
         case .netrc, nil: break
         }
+        if let passphraseEnv { names.append(passphraseEnv) }
         for header in headers {
             if case .environment(let name) = header.value { names.append(name) }
         }

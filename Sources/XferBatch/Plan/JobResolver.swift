@@ -170,7 +170,8 @@ struct JobResolver {
     }
 
     private mutating func checkCredentials(_ t: EffectiveTransfer, url: TransferURL) {
-        guard url.scheme == "http" || url.scheme == "ftp", t.auth != nil || !t.secretVariables.isEmpty else { return }
+        let secretHeader = t.headers.contains { if case .environment = $0.value { true } else { false } }
+        guard url.scheme == "http" || url.scheme == "ftp", t.auth != nil || secretHeader else { return }
         warnings.append("credentials are sent unencrypted over \(url.scheme)")
     }
 }

@@ -243,6 +243,7 @@ extension EffectiveTransfer {
             w.object { w in
                 w.member("knownHosts", knownHosts)
                 w.member("privateKey", privateKey)
+                w.member("passphraseEnv", passphraseEnv)
             }
         }
     }

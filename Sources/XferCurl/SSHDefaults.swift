@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `ssh` would use when a SFTP transfer does not say: the local login name and the
+/// usual key files.
+///
+/// libcurl has defaults of its own that differ: no user at all (the server sees an empty
+/// name and refuses it) and only `~/.ssh/id_rsa` or `id_dsa`, so the `id_ed25519` key
+/// `ssh-keygen` makes by default was never tried. A manifest that works with `sftp` at a
+/// prompt should work here too.
+public enum SSHDefaults {
+    /// The key files tried, in `ssh`'s order; libcurl takes one, so the first that exists.
+    static let keyNames = ["id_rsa", "id_ecdsa", "id_ed25519"]
+
+    /// `loginName()`, looked up once (`getpwuid` is not safe to call from several threads).
+    static let localLogin = loginName()
+
+    /// The login name of the effective user (the passwd entry, else `USER`, else
+    /// `LOGNAME`), as `ssh` takes it; nil when none is known.
+    public static func loginName() -> String? {
+        if let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name, name.pointee != 0 {
+            return String(cString: name)
+        }
+        for variable in ["USER", "LOGNAME"] {
+            if let value = getenv(variable), value.pointee != 0 { return String(cString: value) }
+        }
+        return nil
+    }
+
+    /// The first readable `~/.ssh/id_*` key of `keyNames` under `home`, or nil.
+    public static func privateKey(home: String) -> String? {
+        keyNames.lazy.map { "\(home)/.ssh/\($0)" }.first { access($0, R_OK) == 0 }
+    }
+
+    /// The user an sftp URL names (`sftp://user@host/…`), as written; nil when none.
+    static func user(in url: String) -> String? {
+        guard let start = url.range(of: "://")?.upperBound else { return nil }
+        let authority = url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard let at = authority.lastIndex(of: "@") else { return nil }
+        return String(authority[..<at].prefix { $0 != ":" })
+    }
+}
