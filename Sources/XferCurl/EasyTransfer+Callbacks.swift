@@ -95,7 +95,16 @@ extension EasyTransfer {
         let status = responseCode()
         if isHTTP && !(200..<300).contains(status) { return true }  // captured, not written
         guard case .file(let fd, _) = request.destination else { return true }
-        if let refusal = request.onResponse?(status, headersForResponse()) {
+        let headers = headersForResponse()
+        if !isHTTP, let since = request.ifModifiedSince, headers["last-modified"] == since {
+            notModified = true  // no If-Modified-Since here: the file's time stands in for it
+            return false
+        }
+        if let from = request.resumeFrom, from > 0, !isHTTP, let changed = remoteFileChange(headers) {
+            localFailure = changed  // nor If-Range
+            return false
+        }
+        if let refusal = request.onResponse?(status, headers) {
             localFailure = refusal
             return false
         }
@@ -164,16 +173,20 @@ extension EasyTransfer {
         return true
     }
 
-    /// The kept headers, with a `content-length` for FTP, SFTP and file transfers, whose
-    /// size libcurl learns otherwise (SIZE, stat), so that a caller can weigh the body
-    /// before it lands whatever the protocol. Not for a resumed one: libcurl's figure is
-    /// then what is left, not the file's size.
-    private func headersForResponse() -> [String: String] {
-        guard !isHTTP, responseHeaders["content-length"] == nil, (request.resumeFrom ?? 0) == 0, let handle else { return responseHeaders }
-        var length: curl_off_t = -1
-        guard xb_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK, length >= 0 else { return responseHeaders }
+    /// The kept headers; for FTP, SFTP and file transfers, which have none, what libcurl
+    /// learned otherwise, so that a caller sees the same whatever the protocol:
+    /// - `content-length`, the size (SIZE, stat), to weigh the body before it lands. Not
+    ///   for a resumed one: libcurl's figure is then what is left, not the file's size;
+    /// - `last-modified`, the file's time (see `EasyTransfer+RemoteFileTime`).
+    func headersForResponse() -> [String: String] {
+        guard !isHTTP, let handle else { return responseHeaders }
         var headers = responseHeaders
-        headers["content-length"] = String(length)
+        var length: curl_off_t = -1
+        if headers["content-length"] == nil, (request.resumeFrom ?? 0) == 0,
+           xb_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK, length >= 0 {
+            headers["content-length"] = String(length)
+        }
+        if headers["last-modified"] == nil, let time = remoteLastModified() { headers["last-modified"] = time }
         return headers
     }
 

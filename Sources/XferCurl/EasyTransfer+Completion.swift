@@ -4,6 +4,9 @@ extension EasyTransfer {
     /// The result of a transfer libcurl reported done with `code`.
     func result(for code: CURLcode) -> Result<TransferOutcome, TransferError> {
         if let localFailure { return .failure(localFailure) }
+        if notModified {
+            return .success(TransferOutcome(status: 304, headers: responseHeaders, bytesTransferred: 0, effectiveURL: request.url, timings: timings()))
+        }
         let status = responseCode()
         if code != CURLE_OK {
             var message = errorText(code)
@@ -27,7 +30,7 @@ extension EasyTransfer {
             return .failure(TransferError(kind: TransferError.kind(ofHTTPStatus: status), code: "HTTP \(status)", message: reason,
                                           httpStatus: status, retryAfter: retryAfter, responseBody: captured))
         }
-        return .success(TransferOutcome(status: status, headers: responseHeaders, bytesTransferred: transferredBytes(),
+        return .success(TransferOutcome(status: status, headers: isHTTP ? responseHeaders : headersForResponse(), bytesTransferred: transferredBytes(),
                                         effectiveURL: effectiveURL(), timings: timings(), resumed: resumed,
                                         body: writesToFile ? [] : captured))
     }

@@ -14,6 +14,8 @@ import Glibc
 final class EasyTransfer: @unchecked Sendable {
     /// libcurl's receive buffer per transfer, in bytes (see `configure`).
     static let receiveBufferSize = 512 * 1024
+    /// The receive buffer of a transfer with a rate limit: libcurl's default (see `configure`).
+    static let rateLimitedBufferSize = 16 * 1024
 
     let id: UInt64
     let request: TransferRequest
@@ -41,6 +43,9 @@ final class EasyTransfer: @unchecked Sendable {
     var pendingCount = 0
     var sawFirstChunk = false
     var resumed = false
+    /// FTP/SFTP/file: the file still has the time `ifModifiedSince` names, so its body was
+    /// refused at the first byte and the outcome is a 304 (see `EasyTransfer+RemoteFileTime`).
+    var notModified = false
     /// Redirects followed by the engine, and whether one left the first URL's origin
     /// (see `EasyTransfer+Redirects`).
     var redirectsFollowed = 0

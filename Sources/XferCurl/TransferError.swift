@@ -39,6 +39,16 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
 
     public var isTransient: Bool { kind == .transient }
 
+    /// The code of a resumed FTP, SFTP or file download whose file changed since its
+    /// partial was written (see `EasyTransfer+RemoteFileTime`).
+    public static let remoteFileChanged = "remote-changed"
+
+    /// Codes saying a partial cannot be continued (its file changed, or is shorter now):
+    /// the partial goes and the download starts again from byte 0.
+    public static let cannotContinue: Set<String> = [
+        remoteFileChanged, "CURLE_BAD_DOWNLOAD_RESUME", "CURLE_RANGE_ERROR", "CURLE_FTP_COULDNT_USE_REST",
+    ]
+
     public var description: String { "\(code): \(message)" }
 
     static func cancelled() -> TransferError {

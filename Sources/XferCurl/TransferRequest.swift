@@ -20,8 +20,13 @@ public struct TransferRequest: Sendable {
     /// Resume a download at this byte offset (`Range: bytes=N-`, or REST/seek for FTP and SFTP).
     public var resumeFrom: Int64?
     /// Sent as `If-Range` with a resumed HTTP download: an ETag, else a Last-Modified date.
+    /// For FTP, SFTP and file downloads, the `last-modified` their `onResponse` saw (the
+    /// file's time): another time now fails the transfer with
+    /// `EasyTransfer.remoteFileChanged` before a byte is written.
     public var ifRange: String?
-    /// Conditional GET validators; a 304 answer is an outcome, not an error.
+    /// Conditional GET validators; a 304 answer is an outcome, not an error. For FTP, SFTP
+    /// and file downloads, `ifModifiedSince` is compared with the file's time (the
+    /// `last-modified` their `onResponse` saw): the same time ends the transfer as a 304.
     public var ifNoneMatch: String?
     public var ifModifiedSince: String?
     public var options: Options

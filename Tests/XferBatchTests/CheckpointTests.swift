@@ -140,6 +140,25 @@ struct CheckpointRunTests {
         #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data(content))
     }
 
+    /// FTP and SFTP refuse a resume when the file's time changed (`remote-changed`), or
+    /// when it is now shorter than the partial (libcurl's codes): the partial cannot be
+    /// continued, so it goes, and the retry fetches the file whole. It was kept, and every
+    /// later run failed the same way.
+    @Test(arguments: [TransferError.remoteFileChanged, "CURLE_BAD_DOWNLOAD_RESUME"])
+    func anFTPPartialWhoseFileChangedIsDiscardedAndTheRetryStartsFromZero(code: String) async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let content = Array("0123456789".utf8)
+        let plan = try Self.plantPartial(t, store, content: content, partial: Array(content[..<4]), boot: BootID.current)
+        let kind: TransferError.Kind = code == TransferError.remoteFileChanged ? .transient : .permanent
+        t.transport.script("https://x.org/a", [.failure(TransferError(kind: kind, code: code, message: "changed")), .body(content)])
+        let result = await t.run(plan, store: store)
+        #expect(t.transport.requests.map(\.resumeFrom) == [4, nil])
+        #expect(result.state("a") == .succeeded)
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data(content))
+    }
+
     @Test func aPartialWithoutAValidatorOrFromAnotherBootStartsOver() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -164,17 +164,18 @@ extension JobRunner {
                 record.partialPath = nil
             }
             record.lastError = "\(error.code): \(error.message)"
-            if resumeFrom > 0, error.httpStatus == 416 {
-                // Not the complete entity (the engine turns that 416 into an outcome): the
-                // partial cannot be continued. It goes, and the retry starts from byte 0. A
-                // failure of the runner's own, like a size mismatch: the next attempt is a
-                // different request, so it is worth making (the engine's 416 is permanent).
+            if resumeFrom > 0, error.httpStatus == 416 || TransferError.cannotContinue.contains(error.code) {
+                // Not the complete entity (the engine turns that 416 into an outcome), or an
+                // FTP/SFTP file that changed or shrank since: the partial cannot be
+                // continued. It goes, and the retry starts from byte 0. A failure of the
+                // runner's own, like a size mismatch: the next attempt is a different
+                // request, so it is worth making (the engine's 416 is permanent).
                 unlink(partial)
                 record.partialPath = nil
                 try? checkpoints?.save(merging: record)
-                throw JobFailure(kind: .transient, code: "HTTP 416",
-                                 message: "the server cannot continue the partial file from byte \(resumeFrom); it is discarded and the download starts over",
-                                 httpStatus: 416)
+                let why = error.httpStatus == 416 ? "the server cannot continue the partial file from byte \(resumeFrom)" : error.message
+                throw JobFailure(kind: .transient, code: error.code,
+                                 message: "\(why); it is discarded and the download starts over", httpStatus: error.httpStatus)
             }
             // A refresh that failed before a byte arrived leaves the finished record as it
             // was: the final file is still the verified one, and the next run asks again
