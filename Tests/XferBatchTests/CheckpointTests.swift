@@ -29,6 +29,37 @@ struct CheckpointRunTests {
         #expect(t.transport.requests.count == requests, "nothing was transferred")
     }
 
+    /// A nightly log says what was done: an up-to-date job gets its `ok … is up to date`
+    /// line, not a `start … (attempt 1)` before it as if it were fetched. An attempt that
+    /// fails before it starts its work is still announced, so its failure follows a start.
+    @Test func onlyJobsThatDoSomethingAreAnnouncedAsStarted() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body(Array("aaa".utf8))])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a") + ","
+                                  + #"{"id": "u", "upload": {"from": "\#(t.folder.path)/missing.txt", "url": "https://x.org/u"}}"#)
+        func started() -> [String] { t.events.events.compactMap { if case .jobStarted(let id, _, _, _) = $0 { id } else { nil } } }
+        _ = await t.run(plan, store: store)
+        #expect(started().sorted() == ["a", "u"])
+        let second = await t.run(plan, store: store)
+        #expect(second.summary.upToDate == 1)
+        #expect(second.state("u") == .failed)
+        #expect(started().dropFirst(2) == ["u"], "the failed upload again, the up-to-date download not")
+        let last = t.events.events.suffix(4).map { event -> String in
+            switch event {
+            case .jobStarted(let id, _, _, _): "start \(id)"
+            case .jobUpToDate(let id, _): "up to date \(id)"
+            case .jobFailed(let id, _, _): "failed \(id)"
+            default: "other"
+            }
+        }
+        #expect(last.contains("up to date a"))
+        let start = try #require(last.firstIndex(of: "start u"))
+        let failure = try #require(last.firstIndex(of: "failed u"))
+        #expect(start < failure)
+    }
+
     @Test func aChangedUploadSourceOrForceSendsAgain() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -15,7 +15,8 @@ struct ArchiveRunner {
     /// up to date, though its inputs are gone.
     var standing = false
 
-    func build(_ job: PlannedJob, progress: TransferProgress, cancellation: BlockingWork.Cancellation) throws -> AttemptResult {
+    func build(_ job: PlannedJob, progress: TransferProgress, began: StartAnnouncement,
+               cancellation: BlockingWork.Cancellation) throws -> AttemptResult {
         guard case .archive(let spec) = job.action else { throw JobFailure(kind: .permanent, code: "plan", message: "not an archive job") }
         if standing, let previous = (try? checkpoints?.load(job.id)) ?? nil {
             return AttemptResult(bytes: previous.bytes, destination: spec.to, sha256: previous.sha256, httpStatus: nil, upToDate: true)
@@ -27,6 +28,7 @@ struct ArchiveRunner {
         if let previous = derived.upToDate(stillThere: { checkpoint, path in checkpoint.describesFile(at: path) }) {
             return previous
         }
+        began()
         if let problem = DestinationCheck.problem(at: spec.to, folderHint: DestinationCheck.archiveHint) {
             throw DestinationCheck.failure(problem)
         }

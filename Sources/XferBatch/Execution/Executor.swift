@@ -135,14 +135,16 @@ public final class Executor: Sendable {
             switch effect {
             case .start(let j, let attempt):
                 let job = plan.jobs[j]
-                events.handle(.jobStarted(id: job.id, attempt: attempt, source: display(job.source), destination: display(job.destination)))
                 logger.debug("job started", metadata: ["job.id": "\(job.id)", "job.attempt": "\(attempt)"])
-                let board = progress, clock = clock
+                let started = RunEvent.jobStarted(id: job.id, attempt: attempt, source: display(job.source), destination: display(job.destination))
+                let board = progress, clock = clock, events = events
                 group.addTask {
+                    let announce = StartAnnouncement { events.handle(started) }
                     let counters = TransferProgress()
                     board.register(job.id, counters, at: clock.now())
-                    let result = await runner.attempt(job, progress: counters)
+                    let result = await runner.attempt(job, progress: counters, began: announce)
                     board.unregister(job.id)
+                    if case .success(let r) = result, r.upToDate {} else { announce() }
                     return .attemptEnded(j, result)
                 }
             case .retry(let j, let delay):

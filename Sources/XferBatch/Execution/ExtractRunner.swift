@@ -8,7 +8,8 @@ struct ExtractRunner {
     let outputs: RunOutputs
     let checkpoints: (any CheckpointStore)?
 
-    func extract(_ job: PlannedJob, progress: TransferProgress, cancellation: BlockingWork.Cancellation) throws -> AttemptResult {
+    func extract(_ job: PlannedJob, progress: TransferProgress, began: StartAnnouncement,
+                 cancellation: BlockingWork.Cancellation) throws -> AttemptResult {
         guard case .extract(let spec) = job.action, case .job(let sourceID, _)? = job.inputs.first else {
             throw JobFailure(kind: .permanent, code: "plan", message: "not an extract job")
         }
@@ -17,6 +18,7 @@ struct ExtractRunner {
         }
         let derived = DerivedOutput(job: job, files: [(archive, archive)], checkpoints: checkpoints)
         if let previous = derived.upToDate(stillThere: { _, path in Self.isFolder(path) }) { return previous }
+        began()
 
         let target = spec.folder
         try Folders.create(PathText.parent(target))

@@ -11,7 +11,7 @@ extension JobRunner {
     ///   the server ignored it or the entity changed, and the engine starts the file over;
     /// - otherwise from byte 0. Validators are committed (`onResponse`) before the first
     ///   body byte is written, so a killed run can resume what it left.
-    func download(_ job: PlannedJob, _ d: Download, progress: TransferProgress) async throws -> AttemptResult {
+    func download(_ job: PlannedJob, _ d: Download, progress: TransferProgress, began: StartAnnouncement) async throws -> AttemptResult {
         guard let t = job.transfer else { throw JobFailure(kind: .permanent, code: "plan", message: "no transfer settings") }
         let fingerprint = JobFingerprint.of(job)
         let stored = (try? checkpoints?.load(job.id)) ?? nil
@@ -41,6 +41,7 @@ extension JobRunner {
         case .fresh, .changed, .existing:
             break
         }
+        began()
         // An edited job starts fresh. A partial its old definition left under another name
         // (a new `to`) is of no use now, and its record is about to be replaced: deleted
         // first, so that no partial is ever left that no record names.

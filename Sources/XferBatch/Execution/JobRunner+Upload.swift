@@ -2,7 +2,7 @@ import Foundation
 import XferCurl
 
 extension JobRunner {
-    func upload(_ job: PlannedJob, _ u: Upload, progress: TransferProgress) async throws -> AttemptResult {
+    func upload(_ job: PlannedJob, _ u: Upload, progress: TransferProgress, began: StartAnnouncement) async throws -> AttemptResult {
         guard let t = job.transfer else { throw JobFailure(kind: .permanent, code: "plan", message: "no transfer settings") }
         var request = try self.request(u.url, t)
         request.method = u.method == .post ? .post : .put
@@ -31,6 +31,7 @@ extension JobRunner {
         if let done, done.etag == stamp {
             return AttemptResult(bytes: done.bytes, destination: u.url.redacted, sha256: done.sha256, httpStatus: nil, upToDate: true)
         }
+        began()
         let digest: String
         let outcome: TransferOutcome
         if var done {

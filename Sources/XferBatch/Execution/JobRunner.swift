@@ -33,24 +33,26 @@ struct JobRunner: Sendable {
     var durableInterval: Duration? = nil
     let userAgent = "xferbatch/\(XferBatchVersion.current)"
 
-    func attempt(_ job: PlannedJob, progress: TransferProgress) async -> Result<AttemptResult, JobFailure> {
-        let result = await perform(job, progress: progress)
+    /// One attempt; `began` is called once it is decided that the job is not up to date
+    /// and its work starts (see `StartAnnouncement`).
+    func attempt(_ job: PlannedJob, progress: TransferProgress, began: StartAnnouncement) async -> Result<AttemptResult, JobFailure> {
+        let result = await perform(job, progress: progress, began: began)
         if case .failure(let failure) = result { recordFailure(failure, of: job) }
         return result
     }
 
-    private func perform(_ job: PlannedJob, progress: TransferProgress) async -> Result<AttemptResult, JobFailure> {
+    private func perform(_ job: PlannedJob, progress: TransferProgress, began: StartAnnouncement) async -> Result<AttemptResult, JobFailure> {
         do {
             switch job.action {
-            case .download(let download): return .success(try await self.download(job, download, progress: progress))
-            case .upload(let upload): return .success(try await self.upload(job, upload, progress: progress))
+            case .download(let download): return .success(try await self.download(job, download, progress: progress, began: began))
+            case .upload(let upload): return .success(try await self.upload(job, upload, progress: progress, began: began))
             case .archive:
                 let runner = ArchiveRunner(outputs: outputs, outputDirectory: outputDirectory, checkpoints: checkpoints,
                                            standing: packed.archives.contains(job.id))
-                return .success(try await BlockingWork.run { try runner.build(job, progress: progress, cancellation: $0) })
+                return .success(try await BlockingWork.run { try runner.build(job, progress: progress, began: began, cancellation: $0) })
             case .extract:
                 let runner = ExtractRunner(outputs: outputs, checkpoints: checkpoints)
-                return .success(try await BlockingWork.run { try runner.extract(job, progress: progress, cancellation: $0) })
+                return .success(try await BlockingWork.run { try runner.extract(job, progress: progress, began: began, cancellation: $0) })
             }
         } catch let failure as JobFailure {
             return .failure(failure)
