@@ -99,7 +99,7 @@ struct RunCommand: AsyncParsableCommand {
         var sinks: [any EventSink] = []
         let board = ProgressBoard()
         let display = !quiet && Terminal.isTerminal(fileDescriptor: 2)
-            ? TerminalDisplay(board: board, clock: clock, width: Terminal.width(fileDescriptor: 2),
+            ? TerminalDisplay(board: board, clock: clock, width: { Terminal.width(fileDescriptor: 2) },
                               color: environment["NO_COLOR"] == nil) { StandardStreams.writeError($0) }
             : nil
         if let display {

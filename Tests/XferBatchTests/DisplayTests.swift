@@ -20,7 +20,7 @@ struct DisplayTests {
 
     @Test func theLiveDisplayDrawsABarPerTransferAndAnOverallLine() {
         let screen = Screen()
-        let display = TerminalDisplay(board: board(doneBytes: 1 << 20, of: 4 << 20), clock: ContinuousExecutionClock(), width: 80,
+        let display = TerminalDisplay(board: board(doneBytes: 1 << 20, of: 4 << 20), clock: ContinuousExecutionClock(), width: { 80 },
                                       color: false, write: screen.write)
         display.handle(.runStarted(jobs: 3, name: nil))
         display.handle(.jobSucceeded(id: "readme", bytes: 263, duration: .milliseconds(5), destination: "out/readme.txt"))
@@ -33,9 +33,26 @@ struct DisplayTests {
         #expect(text.split(separator: "\n").allSatisfy { $0.count < 80 }, "lines fit the terminal")
     }
 
+    /// A terminal made narrower during a run: the next redraw fits the new width, or its
+    /// lines would wrap and the block's erasing would leave stale lines behind.
+    @Test func theBlockFitsTheTerminalsWidthAfterAResize() {
+        let screen = Screen()
+        let columns = Mutex(100)
+        let display = TerminalDisplay(board: board(doneBytes: 1 << 20, of: 4 << 20), clock: ContinuousExecutionClock(),
+                                      width: { columns.withLock { $0 } }, color: false, write: screen.write)
+        display.redraw()
+        #expect(screen.text.withLock { $0 }.split(separator: "\n").contains { $0.count > 50 }, "drawn for 100 columns")
+        columns.withLock { $0 = 50 }
+        screen.text.withLock { $0 = "" }
+        display.redraw()
+        let lines = screen.text.withLock { $0 }.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0.replacing("\u{1B}[2F\u{1B}[J", with: "").count < 50 }, "\(lines)")
+    }
+
     @Test func finishingErasesTheBlockSoOnlyEventsAndTheSummaryRemain() {
         let screen = Screen()
-        let display = TerminalDisplay(board: board(doneBytes: 10, of: 100), clock: ContinuousExecutionClock(), width: 60,
+        let display = TerminalDisplay(board: board(doneBytes: 10, of: 100), clock: ContinuousExecutionClock(), width: { 60 },
                                       color: true, write: screen.write)
         display.redraw()
         screen.text.withLock { $0 = "" }

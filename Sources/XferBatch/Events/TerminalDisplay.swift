@@ -7,7 +7,10 @@ import Synchronization
 ///     dataset  [##########----------]  2.0 MiB/4.0 MiB  12.5 MiB/s  ETA 1s
 ///     3/6 jobs done, 0 failed · 2.1 MiB · 12.4 MiB/s · ETA 1s
 ///
-/// Honours the terminal width; colour (bold overall line) only without `NO_COLOR`.
+/// Honours the terminal width, read again at each redraw: a block drawn for a wider
+/// terminal than the one left after a resize wraps, and the next redraw's cursor-up no
+/// longer reaches its top, leaving a trail of stale lines. Colour (bold overall line) only
+/// without `NO_COLOR`.
 /// `finish()` erases the block, so only the event lines and the summary remain.
 public final class TerminalDisplay: EventSink {
     private struct State {
@@ -21,15 +24,17 @@ public final class TerminalDisplay: EventSink {
     private let state = Mutex(State())
     private let board: ProgressBoard
     private let clock: any ExecutionClock
-    private let width: Int
+    private let terminalWidth: @Sendable () -> Int
     private let color: Bool
     private let write: @Sendable (String) -> Void
     private let plainLines: PlainTextEventSink
 
-    public init(board: ProgressBoard, clock: any ExecutionClock, width: Int, color: Bool, write: @escaping @Sendable (String) -> Void) {
+    /// `width`: the terminal's columns now (asked at each redraw).
+    public init(board: ProgressBoard, clock: any ExecutionClock, width: @escaping @Sendable () -> Int, color: Bool,
+                write: @escaping @Sendable (String) -> Void) {
         self.board = board
         self.clock = clock
-        self.width = max(40, width)
+        self.terminalWidth = width
         self.color = color
         self.write = write
         self.plainLines = PlainTextEventSink(clock: clock, write: write)
@@ -49,11 +54,12 @@ public final class TerminalDisplay: EventSink {
     public func redraw() {
         let active = board.snapshot()
         let now = clock.now()
+        let width = max(Self.narrowest, terminalWidth())
         state.withLock { s in
             var lines: [String] = []
             let room = 8
             for entry in active.prefix(room) {
-                lines.append(line(for: entry, now: now, state: &s))
+                lines.append(line(for: entry, now: now, width: width, state: &s))
             }
             if active.count > room { lines.append("… and \(active.count - room) more") }
             let inFlight = active.reduce(Int64(0)) { $0 + $1.bytesDone }
@@ -81,7 +87,10 @@ public final class TerminalDisplay: EventSink {
         }
     }
 
-    private func line(for entry: ProgressBoard.Entry, now: Duration, state s: inout State) -> String {
+    /// Columns drawn for at the least: a narrower terminal wraps the lines.
+    static let narrowest = 20
+
+    private func line(for entry: ProgressBoard.Entry, now: Duration, width: Int, state s: inout State) -> String {
         var rate = s.samples[entry.id]?.rate ?? 0
         if let last = s.samples[entry.id], now > last.at {
             let instant = Double(entry.bytesDone - last.bytes) / seconds(now - last.at)
