@@ -233,13 +233,29 @@ struct ExecutorTests {
     @Test func aChecksumMismatchIsRetriedAndNeverReachesTheFinalPath() async throws {
         let t = try E()
         defer { t.cleanUp() }
-        t.transport.script("https://x.org/a", [.body(Array("tampered".utf8))])
+        let good = Array("the real file".utf8)
+        t.transport.script("https://x.org/a", [.body(Array("tampered".utf8)), .body(good)])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "sha256": "\#(FileDigest.sha256(of: good))""#),
+                              defaults: #"{"retry": {"attempts": 5}}"#)
+        let result = await t.run(plan)
+        #expect(result.state("a") == .succeeded)
+        #expect(result.job("a")?.lifecycle.attempts.count == 2)
+        #expect(result.job("a")?.lifecycle.attempts.first?.failure?.code == "checksum-mismatch")
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data(good))
+    }
+
+    /// A stale or mistyped `sha256` gets the same wrong digest each time: after the second,
+    /// no more whole downloads are spent on it.
+    @Test func theSameWrongChecksumTwiceFailsWithoutFurtherAttempts() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.body(Array("updated upstream".utf8))])
         let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "sha256": "\#(String(repeating: "0", count: 64))""#),
-                              defaults: #"{"retry": {"attempts": 2}}"#)
+                              defaults: #"{"retry": {"attempts": 5}}"#)
         let result = await t.run(plan)
         #expect(result.state("a") == .failed)
         #expect(result.job("a")?.lifecycle.attempts.count == 2)
-        #expect(result.job("a")?.lifecycle.attempts.first?.failure?.code == "checksum-mismatch")
+        #expect(result.job("a")?.lifecycle.reason?.contains("again, the manifest says 0000") == true, "\(result.job("a")?.lifecycle.reason ?? "")")
         #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/a.bin"))
     }
 

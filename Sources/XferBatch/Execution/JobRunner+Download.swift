@@ -210,6 +210,10 @@ extension JobRunner {
         let digest = if let known { known } else { try await FileDigest.sha256Async(ofFileAt: partial) }
         if let expected = d.sha256, digest != expected {
             unlink(partial)  // never appended to again: its bytes are wrong
+            if mismatches.repeated(digest, for: job.id) {
+                throw JobFailure(kind: .permanent, code: "checksum-mismatch",
+                                 message: "SHA-256 is \(digest) again, the manifest says \(expected): the server sends another file than the manifest names (a stale or mistyped sha256?); the download is discarded")
+            }
             throw JobFailure(kind: .transient, code: "checksum-mismatch",
                              message: "SHA-256 is \(digest), the manifest says \(expected); the download is discarded")
         }

@@ -17,6 +17,8 @@ struct JobRunner: Sendable {
     let folders = KnownFolders()
     /// The space downloads under way still need, shared by every attempt of the run.
     let space = SpaceReservations()
+    /// Each download's last wrong SHA-256, shared by its attempts (see `ChecksumMismatches`).
+    let mismatches = ChecksumMismatches()
     let outputDirectory: String
     /// Bytes per second each transfer may use: `limits.bandwidth` split evenly over the
     /// transfer slots (nil: unlimited). See `Limits.bandwidth`.
