@@ -39,11 +39,6 @@ extension EasyTransfer {
         return lseek(transfer.uploadDescriptor, off_t(offset), origin) < 0 ? Int32(CURL_SEEKFUNC_FAIL) : Int32(CURL_SEEKFUNC_OK)
     }
 
-    /// Accepts an SSH host key only when known_hosts has exactly this key for the host.
-    static let hostKeyCallback: curl_sshkeycallback = { _, _, _, match, _ in
-        match == CURLKHMATCH_OK ? Int32(CURLKHSTAT_FINE.rawValue) : Int32(CURLKHSTAT_REJECT.rawValue)
-    }
-
     /// Counters only: atomics, no allocation. Also the stall watchdog: libcurl calls this
     /// at least once a second even when nothing moves, and its own low-speed check
     /// averages over several seconds, which notices a stall late.

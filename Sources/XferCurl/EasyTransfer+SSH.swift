@@ -20,6 +20,8 @@ extension EasyTransfer {
         }
         try set(easy, CURLOPT_SSH_KNOWNHOSTS, knownHosts)
         try check(xb_easy_setopt_sshkey_function(easy, EasyTransfer.hostKeyCallback), "CURLOPT_SSH_KEYFUNCTION")
+        try set(easy, CURLOPT_SSH_KEYDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
+        knownHostsFile = knownHosts
 
         var user = SSHDefaults.user(in: r.url)
         switch r.auth {
@@ -40,5 +42,30 @@ extension EasyTransfer {
         let who = user.map { "as \"\($0)\"" } ?? "with no user name"
         let with = key.map { " with the key \($0)" } ?? " with no key file (none of ~/.ssh/\(SSHDefaults.keyNames.joined(separator: ", ")))"
         sshLogin = who + with + ": sftp://USER@host/… names another user, sftp.privateKey another key, sftp.passphraseEnv its passphrase"
+    }
+
+    /// Accepts an SSH host key only when known_hosts has exactly this key for the host.
+    /// A refusal says which of the two cases it is, and what to do: libcurl's own words,
+    /// "SSL peer certificate or SSH remote key was not OK", name neither the host nor the
+    /// file, and read like a TLS problem.
+    static let hostKeyCallback: curl_sshkeycallback = { _, _, _, match, context in
+        if match == CURLKHMATCH_OK { return Int32(CURLKHSTAT_FINE.rawValue) }
+        if let context {
+            let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
+            transfer.localFailure = transfer.hostKeyRefusal(mismatch: match == CURLKHMATCH_MISMATCH)
+        }
+        return Int32(CURLKHSTAT_REJECT.rawValue)
+    }
+
+    func hostKeyRefusal(mismatch: Bool) -> TransferError {
+        let (host, port) = SSHDefaults.hostAndPort(in: request.url)
+        let file = knownHostsFile ?? "known_hosts"
+        if mismatch {
+            return TransferError(kind: .permanent, code: "host-key-mismatch",
+                                 message: "the SSH host key of \(host):\(port) is not the one \(file) holds for it: the server's key was changed, or another machine answers in its place")
+        }
+        let scan = port == 22 ? "ssh-keyscan \(host)" : "ssh-keyscan -p \(port) \(host)"
+        return TransferError(kind: .permanent, code: "host-key-unknown",
+                             message: "the SSH host key of \(host):\(port) is not in \(file) (sftp.knownHosts); check the server's key, then add it (\(scan) >> \(file))")
     }
 }

@@ -52,6 +52,8 @@ final class EasyTransfer: @unchecked Sendable {
     var leftOrigin = false
     /// SFTP: who logged in with which key, and what else to try, for a refused login's message.
     var sshLogin: String?
+    /// SFTP: the known_hosts file the host key is checked against, for a refusal's message.
+    var knownHostsFile: String?
     /// A failure our own callbacks detected (disk full, wrong range, stall); wins over libcurl's code.
     var localFailure: TransferError?
     /// Stall detection: bytes moved at the last progress call, and when they last changed

@@ -33,6 +33,20 @@ public enum SSHDefaults {
         keyNames.lazy.map { "\(home)/.ssh/\($0)" }.first { access($0, R_OK) == 0 }
     }
 
+    /// The host (without brackets) and port (22 when not given) of an sftp URL.
+    static func hostAndPort(in url: String) -> (host: String, port: Int) {
+        guard let start = url.range(of: "://")?.upperBound else { return (url, 22) }
+        var authority = url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        var port = 22
+        if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]"), let p = Int(authority[authority.index(after: colon)...]) {
+            port = p
+            authority = authority[..<colon]
+        }
+        if authority.hasPrefix("["), authority.hasSuffix("]") { authority = authority.dropFirst().dropLast() }
+        return (String(authority), port)
+    }
+
     /// The user an sftp URL names (`sftp://user@host/…`), as written; nil when none.
     static func user(in url: String) -> String? {
         guard let start = url.range(of: "://")?.upperBound else { return nil }

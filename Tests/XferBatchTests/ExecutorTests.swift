@@ -210,6 +210,20 @@ struct ExecutorTests {
         #expect(reason?.hasSuffix(#"(if the folder does not exist, "createMissingDirs": true creates it)"#) == !creates, "\(reason ?? "")")
     }
 
+    /// SFTP says "no such file" for a missing folder and "permission denied" for what it
+    /// means; only the first is worth the createMissingDirs hint.
+    @Test(arguments: [("CURLE_REMOTE_FILE_NOT_FOUND", true), ("CURLE_REMOTE_ACCESS_DENIED", false)])
+    func anSFTPUploadSuggestsCreateMissingDirsOnlyForAMissingFolder(code: String, hinted: Bool) async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let source = t.folder.appendingPathComponent("up.txt").path
+        _ = FileManager.default.createFile(atPath: source, contents: Data("up".utf8))
+        t.transport.script("sftp://x.org/srv/up.txt", [.failure(TransferError(kind: .permanent, code: code, message: "Upload failed"))])
+        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "sftp://x.org/srv/up.txt"}}"#)
+        let reason = await t.run(plan).job("u")?.lifecycle.reason
+        #expect(reason?.contains("createMissingDirs") == hinted, "\(reason ?? "")")
+    }
+
     @Test func aCertificateThatCannotBeVerifiedNamesTheSettingsThatHelp() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -192,7 +192,20 @@ struct RealServerTests {
                 _ = try await download(engine, "sftp://127.0.0.1:\(sshd.port)\(sshd.path("sftp/f.bin"))", to: file) {
                     configure(&$0, knownHosts: empty)
                 }
-            } throws: { ($0 as? TransferError)?.kind == .permanent }
+            } throws: { error in
+                guard let error = error as? TransferError, error.kind == .permanent, error.code == "host-key-unknown" else { return false }
+                return error.message.contains("127.0.0.1:\(sshd.port) is not in \(empty)")
+                    && error.message.contains("ssh-keyscan -p \(sshd.port) 127.0.0.1 >> \(empty)")
+            }
+            // Another key for the host: not unknown, but changed (or an impostor).
+            let other = scratch.appendingPathComponent("other_known_hosts").path
+            let clientKey = try String(contentsOfFile: sshd.path("client_key.pub"), encoding: .utf8).split(separator: " ").prefix(2).joined(separator: " ")
+            try "[127.0.0.1]:\(sshd.port) \(clientKey)\n".write(toFile: other, atomically: true, encoding: .utf8)
+            await #expect {
+                _ = try await download(engine, "sftp://127.0.0.1:\(sshd.port)\(sshd.path("sftp/f.bin"))", to: file) {
+                    configure(&$0, knownHosts: other)
+                }
+            } throws: { ($0 as? TransferError)?.code == "host-key-mismatch" }
             await #expect {
                 _ = try await download(engine, "sftp://127.0.0.1:\(sshd.port)\(sshd.path("sftp/f.bin"))", to: file) {
                     configure(&$0, knownHosts: "/nonexistent/known_hosts")
