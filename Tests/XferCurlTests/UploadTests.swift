@@ -59,6 +59,22 @@ struct UploadTests {
         }
     }
 
+    /// libcurl asks a server for `100 Continue` before a body over 1 MiB and waits a second
+    /// for it; a server that does not know the header (Python's http.server) made each
+    /// multipart upload a second longer. Raw bodies never asked; now neither does this one.
+    @Test func aLargeMultipartBodyIsSentWithoutWaitingForContinue() async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(1_500_000)
+            let path = t.write("big.bin", content)
+            let request = TransferRequest(url: t.url("/forms/upload"), method: .post,
+                                          body: .multipart(fields: [("a", "1")], files: [.init(field: "f", path: path)]))
+            _ = try await t.engine.perform(request, progress: TransferProgress())
+            let logged = try #require(t.server.requests(to: "/forms/upload").first)
+            #expect(!logged.headers.contains { $0.name.lowercased() == "expect" }, "\(logged.headers)")
+            #expect(t.server.uploads.first?.files.first?.sha256 == EngineTesting.sha256(content))
+        }
+    }
+
     @Test func aMissingUploadSourceIsALocalError() async throws {
         try await EngineTesting.with { t in
             await #expect {
