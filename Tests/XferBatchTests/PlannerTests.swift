@@ -183,6 +183,24 @@ struct PlannerTests {
         #expect(!text.contains("hunter2"))
     }
 
+    /// `~/` means the home folder wherever a path is written, as in a shell: before, an
+    /// `outputDir` of `~/mirror` was a folder named `~` beside the manifest.
+    @Test func tildeMeansHomeInOutputDirAndEveryPath() throws {
+        let json = #"{"version": 1, "outputDir": "~/mirror", "jobs": [{"id": "d", "download": {"url": "https://h/f", "to": "~/mirror/sub/f"}},"#
+            + #"{"id": "u", "upload": {"from": "~/report.txt", "url": "https://h/r"}},"#
+            + #"{"id": "a", "archive": {"from": ["~/mirror/logs"], "to": "~/mirror/logs.tar.gz"}}]}"#
+        let plan = try M.plan(json, environment: ["HOME": "/home/me"])
+        #expect(plan.outputDirectory == "/home/me/mirror")
+        guard case .download(let d) = plan.jobs[0].action, case .upload(let u) = plan.jobs[1].action, case .archive(let a) = plan.jobs[2].action else {
+            Issue.record("unexpected actions")
+            return
+        }
+        #expect(d.to == "/home/me/mirror/sub/f")
+        #expect(u.sourcePaths == ["/home/me/report.txt"])
+        #expect(a.to == "/home/me/mirror/logs.tar.gz")
+        #expect(plan.jobs[2].inputs == [.path("/home/me/mirror/logs")])
+    }
+
     @Test func tildePathsUseHome() throws {
         let json = M.manifest(jobs: #"{"id": "u", "upload": {"from": "f", "url": "sftp://h/f", "sftp": {"knownHosts": "~/.ssh/kh"}}}"#)
         #expect(try M.plan(json, environment: ["HOME": "/home/me"]).jobs[0].transfer?.knownHosts == "/home/me/.ssh/kh")

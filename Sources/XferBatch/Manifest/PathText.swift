@@ -11,6 +11,15 @@ enum PathText {
         return normalize(FileManager.default.currentDirectoryPath + "/" + path)
     }
 
+    /// `path` resolved against `base`, or against `home` when it starts with `~/` (or is
+    /// `~`), as a shell would: a manifest saying `"outputDir": "~/mirror"` means the home
+    /// folder's `mirror`, not a folder named `~` beside the manifest (a trap for whoever
+    /// later cleans it up with `rm -rf ~`). Without a home (no `HOME`) the text is kept.
+    static func resolve(_ path: String, against base: String, home: String?) -> String {
+        if let home, path == "~" || path.hasPrefix("~/") { return resolve(String(path.dropFirst(path == "~" ? 1 : 2)), against: home) }
+        return resolve(path, against: base)
+    }
+
     /// `path` resolved against `base` (kept as is when absolute), normalised.
     static func resolve(_ path: String, against base: String) -> String {
         if path.hasPrefix("/") { return normalize(path) }

@@ -24,9 +24,7 @@ public struct EffectiveTransfer: Sendable, Equatable {
     /// `settings` with gaps filled and paths resolved against `directory` (`~/` against `home`).
     public init(_ settings: TransferSettings, directory: String, home: String?) {
         func file(_ p: String?) -> String? {
-            guard let p else { return nil }
-            if p.hasPrefix("~/"), let home { return PathText.resolve(String(p.dropFirst(2)), against: home) }
-            return PathText.resolve(p, against: directory)
+            p.map { PathText.resolve($0, against: directory, home: home) }
         }
         headers = settings.headers
         auth = settings.auth

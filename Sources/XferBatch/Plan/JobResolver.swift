@@ -78,9 +78,9 @@ struct JobResolver {
         case .upload(var u):
             switch u.body {
             case .file(let p):
-                u.body = .file(PathText.resolve(p, against: directory))
+                u.body = .file(PathText.resolve(p, against: directory, home: home))
             case .multipart(var form):
-                for i in form.files.indices { form.files[i].path = PathText.resolve(form.files[i].path, against: directory) }
+                for i in form.files.indices { form.files[i].path = PathText.resolve(form.files[i].path, against: directory, home: home) }
                 u.body = .multipart(form)
             }
             let t = effective(u.hasOwnTransferSettings ? u.transfer : nil)
@@ -97,7 +97,7 @@ struct JobResolver {
                     inputs.append(.job(id: input, path: ""))
                     implicitDependencies.append(input)
                 } else {
-                    let resolved = PathText.resolve(input, against: outputDirectory)
+                    let resolved = PathText.resolve(input, against: outputDirectory, home: home)
                     if !job.allowOutsideOutputDir, !PathText.isWithin(resolved, folder: outputDirectory) {
                         problems.append(Diagnostic(JobPath.action(job, "from").appending(index: k),
                                                    "\"\(input)\" is neither a job id nor a path under outputDir (\(outputDirectory))\(Suggestion.phrase(for: input, in: indexByID.keys))"))
@@ -131,7 +131,7 @@ struct JobResolver {
     /// Absolute destination under `outputDir`; a trailing `/` (folder) is kept.
     private mutating func destination(_ to: String, key: String) -> String {
         let isFolder = to.isEmpty || to.hasSuffix("/")
-        let resolved = PathText.resolve(to.isEmpty ? "." : to, against: outputDirectory)
+        let resolved = PathText.resolve(to.isEmpty ? "." : to, against: outputDirectory, home: home)
         if !job.allowOutsideOutputDir, !PathText.isWithin(resolved, folder: outputDirectory) {
             problems.append(Diagnostic(JobPath.action(job, key),
                                        "\"\(to)\" resolves to \(resolved), outside outputDir (\(outputDirectory)); set \"allowOutsideOutputDir\": true on the job to allow it"))

@@ -27,7 +27,7 @@ public struct Planner: Sendable {
     /// Plans `manifest`, whose relative paths resolve against `directory` (absolute).
     public func plan(_ manifest: Manifest, manifestPath: String, directory: String, stateFolder: String? = nil) throws(PlanningError) -> Plan {
         var problems: [Diagnostic] = []
-        let outputDirectory = PathText.resolve(manifest.outputDir, against: directory)
+        let outputDirectory = PathText.resolve(manifest.outputDir, against: directory, home: environment["HOME"])
         let jobs = manifest.jobs
 
         // Ids: unique; dependsOn: known. (Indexing, not `for job in jobs`: a loop variable
