@@ -41,6 +41,7 @@ extension EasyTransfer {
             try set(easy, CURLOPT_SSL_VERIFYHOST, 0)
         }
         if let proxy = r.options.proxy { try set(easy, CURLOPT_PROXY, proxy) }
+        if r.options.requireFTPTLS, scheme == "ftp" { try set(easy, CURLOPT_USE_SSL, Int(XB_CURLUSESSL_ALL)) }
 
         if scheme == "sftp" { try configureSSH(easy) }
         try configureAuth(easy)

@@ -132,6 +132,9 @@ public struct TransferRequest: Sendable {
         public var sshPrivateKey: String?
         /// SFTP: the private key's passphrase (a secret: never logged).
         public var sshKeyPassphrase: String?
+        /// `ftp://`: explicit TLS (AUTH TLS), required; the transfer fails rather than log in
+        /// or move data in clear (CURLOPT_USE_SSL, CURLUSESSL_ALL).
+        public var requireFTPTLS = false
         /// FTP/SFTP uploads: create missing remote folders.
         public var createMissingDirectories: Bool
         public var userAgent: String

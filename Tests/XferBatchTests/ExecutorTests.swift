@@ -224,6 +224,20 @@ struct ExecutorTests {
         #expect(reason?.contains("createMissingDirs") == hinted, "\(reason ?? "")")
     }
 
+    /// libcurl's words for an FTP server that wants TLS before the login are only
+    /// `Access denied: 530`.
+    @Test(arguments: [false, true])
+    func anFTPLoginRefusedInClearSuggestsExplicitFTPS(explicit: Bool) async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("ftp://x.org/f", [.failure(TransferError(kind: .permanent, code: "CURLE_LOGIN_DENIED", message: "Access denied: 530"))])
+        let plan = try t.plan(jobs: E.download("f", "ftp://x.org/f", inner: #", "tls": {"explicitFTPS": \#(explicit)}"#))
+        let reason = await t.run(plan).job("f")?.lifecycle.reason ?? ""
+        #expect(reason.hasPrefix("CURLE_LOGIN_DENIED: Access denied: 530"))
+        #expect(reason.contains(#""explicitFTPS": true"#) == !explicit, "\(reason)")
+        #expect(t.transport.requests.first?.options.requireFTPTLS == explicit)
+    }
+
     @Test func aCertificateThatCannotBeVerifiedNamesTheSettingsThatHelp() async throws {
         let t = try E()
         defer { t.cleanUp() }

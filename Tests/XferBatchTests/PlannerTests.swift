@@ -201,6 +201,18 @@ struct PlannerTests {
         #expect(plan.jobs[2].inputs == [.path("/home/me/mirror/logs")])
     }
 
+    /// With explicit FTPS the login does not go in clear: no warning that it does, and the
+    /// plan says how the transfer is protected.
+    @Test func explicitFTPSIsShownAndSilencesTheClearCredentialsWarning() throws {
+        let json = M.manifest(jobs: #"{"id": "f", "download": {"url": "ftp://h/f", "to": "f", "auth": {"basic": {"userEnv": "U", "passwordEnv": "P"}}, "tls": {"explicitFTPS": true}}}, {"id": "g", "download": {"url": "ftp://h/g", "to": "g", "auth": {"basic": {"userEnv": "U", "passwordEnv": "P"}}}}"#)
+        let plan = try M.plan(json, environment: ["U": "u", "P": "p"])
+        #expect(plan.jobs[0].transfer?.explicitFTPS == true)
+        #expect(!plan.jobs[0].warnings.contains("credentials are sent unencrypted over ftp"))
+        #expect(plan.jobs[1].warnings.contains("credentials are sent unencrypted over ftp"))
+        #expect(plan.text().contains("explicit FTPS"))
+        #expect(String(decoding: plan.json(), as: UTF8.self).contains(#""explicitFTPS":true"#))
+    }
+
     @Test func tildePathsUseHome() throws {
         let json = M.manifest(jobs: #"{"id": "u", "upload": {"from": "f", "url": "sftp://h/f", "sftp": {"knownHosts": "~/.ssh/kh"}}}"#)
         #expect(try M.plan(json, environment: ["HOME": "/home/me"]).jobs[0].transfer?.knownHosts == "/home/me/.ssh/kh")

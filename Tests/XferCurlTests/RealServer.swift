@@ -171,21 +171,30 @@ extension RealServer {
         for _ in 0..<1000 where p.isRunning { usleep(10_000) }
     }
 
+    /// How an FTP server uses TLS.
+    enum FTPTLS {
+        case none
+        /// FTPS: TLS from the first byte (`ftps://`).
+        case implicit
+        /// FTPES: plain connection, then AUTH TLS, required before login and data.
+        case explicit
+    }
+
     /// vsftpd with anonymous access to `ftp/`, uploads allowed under `ftp/pub/`; with
-    /// `implicitTLS`, FTPS (TLS from the first byte, control and data) with a self-signed
-    /// certificate for 127.0.0.1 (`cert.pem`).
-    static func vsftpd(implicitTLS: Bool = false) throws -> RealServer? {
+    /// `tls`, control and data over TLS with a self-signed certificate for 127.0.0.1
+    /// (`cert.pem`).
+    static func vsftpd(tls mode: FTPTLS = .none) throws -> RealServer? {
         guard let program = try program("/usr/sbin/vsftpd", package: "vsftpd") else { return nil }
-        let openssl = implicitTLS ? try Self.program("/usr/bin/openssl", package: "openssl") : nil
-        if implicitTLS, openssl == nil { return nil }
-        return try start(name: implicitTLS ? "vsftpd-tls" : "vsftpd", program: program, arguments: { folder, _ in [folder.path + "/vsftpd.conf"] }) { folder, port in
+        let openssl = mode == .none ? nil : try Self.program("/usr/bin/openssl", package: "openssl")
+        if mode != .none, openssl == nil { return nil }
+        return try start(name: "vsftpd-\(mode)", program: program, arguments: { folder, _ in [folder.path + "/vsftpd.conf"] }) { folder, port in
             let d = folder.path
             var tls = ""
             if let openssl {
                 try selfSignedCertificate(in: d, openssl: openssl)
                 tls = """
                 ssl_enable=YES
-                implicit_ssl=YES
+                implicit_ssl=\(mode == .implicit ? "YES" : "NO")
                 allow_anon_ssl=YES
                 force_anon_logins_ssl=YES
                 force_anon_data_ssl=YES

@@ -94,7 +94,7 @@ struct RealServerTests {
     }
 
     @Test func ftpsDownloadsVerifyingTheServersCertificate() async throws {
-        guard let ftps = try RealServer.vsftpd(implicitTLS: true) else { return }
+        guard let ftps = try RealServer.vsftpd(tls: .implicit) else { return }
         defer { ftps.stop() }
         let content = EngineTesting.bytes(300_000)
         try ftps.write("ftp/pub/s.bin", content)
@@ -107,6 +107,32 @@ struct RealServerTests {
             await #expect {
                 _ = try await download(engine, url, to: file)
             } throws: { ($0 as? TransferError)?.kind == .permanent && ($0 as? TransferError)?.code == "CURLE_PEER_FAILED_VERIFICATION" }
+        }
+    }
+
+    /// Explicit TLS (AUTH TLS on the FTP port), what most FTP servers that encrypt offer
+    /// today: required when asked for, so neither a server that only speaks plain FTP nor
+    /// one stripped of TLS on the way gets the login in clear.
+    @Test func explicitFTPSIsUsedAndRequiredWhenAskedFor() async throws {
+        guard let ftpes = try RealServer.vsftpd(tls: .explicit), let plain = try RealServer.vsftpd() else { return }
+        defer { ftpes.stop(); plain.stop() }
+        let content = EngineTesting.bytes(300_000)
+        try ftpes.write("ftp/pub/e.bin", content)
+        try plain.write("ftp/pub/e.bin", content)
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("e.bin").path
+            let url = "ftp://127.0.0.1:\(ftpes.port)/pub/e.bin"
+            _ = try await download(engine, url, to: file) {
+                $0.options.requireFTPTLS = true
+                $0.options.caFile = ftpes.path("cert.pem")
+            }
+            #expect(read(file).count == content.count)
+            // Without TLS this server refuses the login.
+            await #expect { _ = try await download(engine, url, to: file) } throws: { ($0 as? TransferError)?.code == "CURLE_LOGIN_DENIED" }
+            // A server without TLS is refused before the login.
+            await #expect {
+                _ = try await download(engine, "ftp://127.0.0.1:\(plain.port)/pub/e.bin", to: file) { $0.options.requireFTPTLS = true }
+            } throws: { ($0 as? TransferError)?.kind == .permanent }
         }
     }
 

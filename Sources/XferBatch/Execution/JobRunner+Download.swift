@@ -182,7 +182,7 @@ extension JobRunner {
             // was: the final file is still the verified one, and the next run asks again
             // with its validators (`recordFailure` adds the error to it).
             if record.partialPath != nil || previous?.phase != .done { try? checkpoints?.save(merging: record) }
-            throw Self.failure(error)
+            throw Self.failure(error, url: d.url, t)
         }
         // Kept open, and so locked, until the file is renamed into place or discarded:
         // another run must not start on this partial between our last check and the rename.

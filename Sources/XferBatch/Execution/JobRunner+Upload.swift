@@ -42,14 +42,14 @@ extension JobRunner {
                 try commit(done)
                 return AttemptResult(bytes: done.bytes, destination: u.url.redacted, sha256: digest, httpStatus: nil, upToDate: true)
             }
-            outcome = try await send(request, to: u.url, progress: progress)
+            outcome = try await send(request, to: u.url, t, progress: progress)
         } else {
             // Nothing to compare with: hashed while it is sent (large files on a thread of
             // their own, from the page cache), not before; the stamp check below makes
             // sure what was hashed is what was sent. A 1 GiB source then costs one read's
             // time, not two.
             async let hashed = Self.digest(of: sources)
-            outcome = try await send(request, to: u.url, progress: progress)
+            outcome = try await send(request, to: u.url, t, progress: progress)
             digest = try await hashed
         }
         // Sent while a source changed (a log still written, a file replaced): the server
@@ -87,11 +87,12 @@ extension JobRunner {
         return digests.count == 1 ? digests[0] : FileDigest.sha256(ofText: digests.joined(separator: "\n"))
     }
 
-    private func send(_ request: TransferRequest, to url: TransferURL, progress: TransferProgress) async throws(JobFailure) -> TransferOutcome {
+    private func send(_ request: TransferRequest, to url: TransferURL, _ transfer: EffectiveTransfer,
+                      progress: TransferProgress) async throws(JobFailure) -> TransferOutcome {
         do {
             return try await transport.perform(request, progress: progress)
         } catch {
-            var failure = Self.failure(error)
+            var failure = Self.failure(error, url: url, transfer)
             // A missing folder is refused in these words; say what helps. (An FTP server
             // refuses to change into it; SFTP says no such file, and keeps "access
             // denied" for what it means.)

@@ -74,6 +74,7 @@ struct JobRunner: Sendable {
         options.maxRedirects = TransferRequest.Options.defaultMaxRedirects
         options.allowInsecureRedirects = t.allowHttpRedirects
         options.maxBytesPerSecond = bandwidthPerTransfer
+        options.requireFTPTLS = t.explicitFTPS
         if let name = t.passphraseEnv { options.sshKeyPassphrase = try secrets.value(name) }
         let headers = try secrets.headers(t.headers)
         var request = TransferRequest(url: url.string, headers: headers.all, auth: try secrets.auth(t.auth), options: options)
@@ -94,6 +95,17 @@ struct JobRunner: Sendable {
             message += " (tls.caFile names the certificate of a CA to trust, such as a private one; tls.insecure skips the check)"
         }
         return JobFailure(kind: kind, code: error.code, message: message, httpStatus: error.httpStatus, retryAfter: error.retryAfter)
+    }
+
+    /// `failure(error)`, with a hint that needs the transfer's URL and settings: a login
+    /// refused over plain FTP is, more often than not, a server that wants TLS first, and
+    /// libcurl's words for it are only `Access denied: 530`.
+    static func failure(_ error: TransferError, url: TransferURL, _ t: EffectiveTransfer) -> JobFailure {
+        var failure = failure(error)
+        if error.code == "CURLE_LOGIN_DENIED", url.scheme == "ftp", !t.explicitFTPS {
+            failure.message += " (a server that requires TLS refuses a login in clear: \"tls\": {\"explicitFTPS\": true} uses it)"
+        }
+        return failure
     }
 
     static func localFailure(_ what: String) -> JobFailure {

@@ -23,7 +23,8 @@ extension TransferSettings {
             total: other.timeouts.total ?? timeouts.total,
             stall: other.timeouts.stall ?? timeouts.stall)
         merged.tls = TLSSettings(caFile: other.tls.caFile ?? tls.caFile, insecure: other.tls.insecure ?? tls.insecure,
-                                 allowHttpRedirects: other.tls.allowHttpRedirects ?? tls.allowHttpRedirects)
+                                 allowHttpRedirects: other.tls.allowHttpRedirects ?? tls.allowHttpRedirects,
+                                 explicitFTPS: other.tls.explicitFTPS ?? tls.explicitFTPS)
         merged.proxy = other.proxy ?? proxy
         merged.sftp = SFTPSettings(
             knownHosts: other.sftp.knownHosts ?? sftp.knownHosts,

@@ -95,11 +95,15 @@ public struct TLSSettings: Sendable, Equatable {
     /// Follows a redirect from https to plain http (refused by default: the rest of the
     /// transfer could be read and altered on the way); warned about in plan.
     public var allowHttpRedirects: Bool?
+    /// `ftp://` URLs use explicit TLS (AUTH TLS on the FTP port, "FTPES"), required: the
+    /// login and the data never go in clear. (`ftps://` is implicit TLS, a port of its own.)
+    public var explicitFTPS: Bool?
 
-    public init(caFile: String? = nil, insecure: Bool? = nil, allowHttpRedirects: Bool? = nil) {
+    public init(caFile: String? = nil, insecure: Bool? = nil, allowHttpRedirects: Bool? = nil, explicitFTPS: Bool? = nil) {
         self.caFile = caFile
         self.insecure = insecure
         self.allowHttpRedirects = allowHttpRedirects
+        self.explicitFTPS = explicitFTPS
     }
 }
 

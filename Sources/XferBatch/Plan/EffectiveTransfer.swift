@@ -13,6 +13,8 @@ public struct EffectiveTransfer: Sendable, Equatable {
     public var insecure: Bool
     /// Follow https -> http redirects (`tls.allowHttpRedirects`).
     public var allowHttpRedirects: Bool
+    /// `ftp://` with explicit TLS, required (`tls.explicitFTPS`).
+    public var explicitFTPS: Bool
     public var proxy: String?
     /// Absolute path; nil means `~/.ssh/known_hosts`.
     public var knownHosts: String?
@@ -35,6 +37,7 @@ public struct EffectiveTransfer: Sendable, Equatable {
         caFile = file(settings.tls.caFile)
         insecure = settings.tls.insecure ?? false
         allowHttpRedirects = settings.tls.allowHttpRedirects ?? false
+        explicitFTPS = settings.tls.explicitFTPS ?? false
         proxy = settings.proxy
         knownHosts = file(settings.sftp.knownHosts)
         privateKey = file(settings.sftp.privateKey)

@@ -171,7 +171,8 @@ struct JobResolver {
 
     private mutating func checkCredentials(_ t: EffectiveTransfer, url: TransferURL) {
         let secretHeader = t.headers.contains { if case .environment = $0.value { true } else { false } }
-        guard url.scheme == "http" || url.scheme == "ftp", t.auth != nil || secretHeader else { return }
+        let clear = url.scheme == "http" || (url.scheme == "ftp" && !t.explicitFTPS)
+        guard clear, t.auth != nil || secretHeader else { return }
         warnings.append("credentials are sent unencrypted over \(url.scheme)")
     }
 }

@@ -237,6 +237,7 @@ extension EffectiveTransfer {
                 w.member("caFile", caFile)
                 w.member("insecure", insecure)
                 w.member("allowHttpRedirects", allowHttpRedirects)
+                w.member("explicitFTPS", explicitFTPS)
             }
             w.member("proxy", proxy)
             w.key("sftp")

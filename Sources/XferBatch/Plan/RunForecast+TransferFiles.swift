@@ -16,7 +16,9 @@ extension RunForecast {
         /// Why `t` cannot be used for `url`, or nil.
         mutating func problem(_ url: TransferURL, _ t: EffectiveTransfer) -> String? {
             var named: [(file: String, setting: String)] = []
-            if let ca = t.caFile, url.scheme == "https" || url.scheme == "ftps" { named.append((ca, "tls.caFile")) }
+            if let ca = t.caFile, url.scheme == "https" || url.scheme == "ftps" || (url.scheme == "ftp" && t.explicitFTPS) {
+                named.append((ca, "tls.caFile"))
+            }
             if url.scheme == "sftp" {
                 let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
                 named.append((t.knownHosts ?? home + "/.ssh/known_hosts", "sftp.knownHosts"))
