@@ -17,6 +17,13 @@ extension EasyTransfer {
             return .failure(TransferError(kind: TransferError.kind(of: code, ftpReply: status), code: TransferError.name(of: code),
                                           message: message, httpStatus: isHTTP && status > 0 ? status : nil))
         }
+        if !isHTTP, !bodyStarted, let from = request.resumeFrom, from > 0 {
+            // Resumed at the file's end (a kill between the last byte and the rename): no
+            // byte came, so the check at the first byte never ran. It runs here, and the
+            // partial is the whole file only if the file kept its time.
+            if let changed = remoteFileChange(headersForResponse()) { return .failure(changed) }
+            resumed = true
+        }
         if isHTTP && status == 416 && partialIsComplete() {
             return .success(TransferOutcome(status: status, headers: responseHeaders, bytesTransferred: 0, effectiveURL: effectiveURL(),
                                             timings: timings(), resumed: true))

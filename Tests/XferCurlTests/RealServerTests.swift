@@ -287,6 +287,37 @@ struct RealServerTests {
         }
     }
 
+    /// A kill between the last byte and the rename leaves the whole file in the partial;
+    /// resuming it at its end receives nothing. Still the same file: resumed, complete.
+    /// Another file by then: refused, as for a resume with bytes to come.
+    @Test(arguments: ["ftp", "sftp"])
+    func anFTPOrSFTPPartialHoldingTheWholeFileIsCompleteOnlyIfTheFileKeptItsTime(scheme: String) async throws {
+        guard let server = try scheme == "ftp" ? RealServer.vsftpd() : RealServer.sshd() else { return }
+        defer { server.stop() }
+        let content = EngineTesting.bytes(100_000)
+        let remote = scheme == "ftp" ? "ftp/pub/w.bin" : "sftp/w.bin"
+        try server.write(remote, content)
+        #expect(utimes(server.path(remote), [timeval(tv_sec: 1_600_000_000, tv_usec: 0), timeval(tv_sec: 1_600_000_000, tv_usec: 0)]) == 0)
+        let url = scheme == "ftp" ? "ftp://127.0.0.1:\(server.port)/pub/w.bin" : "sftp://127.0.0.1:\(server.port)\(server.path(remote))"
+        func resume(_ validator: String) -> (inout TransferRequest) -> Void {
+            { r in
+                r.options.sshPrivateKey = server.path("client_key")
+                r.options.sshKnownHosts = server.path("known_hosts")
+                r.resumeFrom = 100_000
+                r.ifRange = validator
+            }
+        }
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("w.bin").path
+            let outcome = try await download(engine, url, to: file, request: resume("Sun, 13 Sep 2020 12:26:40 GMT"), existing: content)
+            #expect(outcome.resumed)
+            #expect(outcome.bytesTransferred == 0)
+            await #expect {
+                _ = try await download(engine, url, to: file, request: resume("Sat, 12 Sep 2020 12:26:40 GMT"), existing: content)
+            } throws: { ($0 as? TransferError)?.code == TransferError.remoteFileChanged }
+        }
+    }
+
     /// FTP and SFTP have no If-Modified-Since: a download given the file's time ends at its
     /// first byte as a 304, writing nothing; another time, and it is fetched.
     @Test(arguments: ["ftp", "sftp"])
