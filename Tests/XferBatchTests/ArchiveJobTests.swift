@@ -90,6 +90,9 @@ struct ArchiveJobTests {
         let mine = t.folder.path + "/unpacked/mine.txt"
         try FileManager.default.createDirectory(atPath: t.folder.path + "/unpacked", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: mine, contents: Data("mine\n".utf8))
+        // `plan` says so before the run, which would download the archive to find out.
+        let unpack = try #require(plan.jobs.firstIndex { $0.id == "unpack" })
+        #expect(RunForecast(plan: plan, store: store).actions[unpack] == .intoOccupiedFolder(path: t.folder.path + "/unpacked", entries: 1))
         let refused = await t.run(plan, store: store)
         #expect(refused.state("unpack") == .failed)
         #expect(refused.job("unpack")?.lifecycle.reason
@@ -98,6 +101,7 @@ struct ArchiveJobTests {
         try FileManager.default.removeItem(atPath: mine)
         #expect(await t.run(plan, store: store).state("unpack") == .succeeded)
         _ = FileManager.default.createFile(atPath: mine, contents: Data("mine\n".utf8))
+        #expect(RunForecast(plan: plan, store: store).actions[unpack] == .skipIfUnchanged, "its own folder")
         let changed = await t.run(plan, store: store)
         #expect(changed.job("unpack")?.result?.upToDate == false, "another archive")
         #expect(changed.state("unpack") == .succeeded, "its own folder is replaced whole, as documented")

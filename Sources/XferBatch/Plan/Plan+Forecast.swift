@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a run would do with each job, from the checkpoint store and the files on disk
 /// (read only: `plan` touches nothing).
 public struct RunForecast: Sendable {
@@ -14,6 +16,10 @@ public struct RunForecast: Sendable {
         /// if it has it, else downloaded again (`DownloadStart.existing`).
         case adopt(path: String)
         case transfer
+        /// An extraction into a folder that already holds `entries` entries this job did not
+        /// extract there: the run fails (`foreign-files`) unless the archive has every file
+        /// in it, since extracting replaces the folder whole.
+        case intoOccupiedFolder(path: String, entries: Int)
         /// A download an archive job with `removeSources` packed and removed, that archive
         /// unchanged since (`PackedSources`): nothing to transfer; `archive` holds it.
         case packed(archive: String)
@@ -104,8 +110,17 @@ public struct RunForecast: Sendable {
                 } else {
                     actions.append(previous?.phase == .done ? .skipIfUnchanged : .transfer)
                 }
-            case .extract:
-                actions.append(previous?.phase == .done ? .skipIfUnchanged : .transfer)
+            case .extract(let e):
+                // Its own earlier extraction is replaced whole, as the run decides: by the
+                // record's folder, whatever the job's definition now.
+                let own = record?.phase == .done && record?.finalPath == e.to
+                if previous?.phase == .done {
+                    actions.append(.skipIfUnchanged)
+                } else if !own, let entries = try? FileManager.default.contentsOfDirectory(atPath: e.folder), !entries.isEmpty {
+                    actions.append(.intoOccupiedFolder(path: e.folder, entries: entries.count))
+                } else {
+                    actions.append(.transfer)
+                }
             }
         }
         self.actions = actions
@@ -122,7 +137,7 @@ public struct RunForecast: Sendable {
             guard case .download(let d) = plan.jobs[j].action, d.size == nil else { return false }
             switch actions[j] {
             case .transfer, .resume, .verify, .conditional: return true
-            case .upToDate, .adopt, .skipIfUnchanged, .fails, .packed: return false
+            case .upToDate, .adopt, .skipIfUnchanged, .fails, .packed, .intoOccupiedFolder: return false
             }
         }
     }
@@ -145,6 +160,8 @@ public struct RunForecast: Sendable {
             case .extract: "extract"
             }
         case .skipIfUnchanged: "skip if unchanged since the last run"
+        case .intoOccupiedFolder(let path, let entries):
+            "extract, but \(path) already holds \(entries) entr\(entries == 1 ? "y" : "ies") this job did not put there: the run fails unless the archive has every file in it (move them away or extract elsewhere)"
         case .fails(let reason): "fails: \(reason)"
         case .packed(let archive): "up to date: packed into \(archive), which removed it (removeSources)"
         }
@@ -160,6 +177,7 @@ public struct RunForecast: Sendable {
         case .adopt: "adopt"
         case .transfer: "transfer"
         case .skipIfUnchanged: "skip-if-unchanged"
+        case .intoOccupiedFolder: "into-occupied-folder"
         case .fails: "fails"
         case .packed: "packed"
         }

@@ -166,6 +166,10 @@ extension Plan {
                     if case .adopt(let path) = action { w.member("path", path) }
                     if case .fails(let reason) = action { w.member("reason", reason) }
                     if case .packed(let archive) = action { w.member("archive", archive) }
+                    if case .intoOccupiedFolder(let path, let entries) = action {
+                        w.member("path", path)
+                        w.member("entries", entries)
+                    }
                     if let size = forecast?.probedSizes[job.index] { w.member("probedSize", size) }
                     if let estimate = forecast?.inputs[job.index] {
                         w.member("inputBytes", estimate.bytes)
