@@ -35,23 +35,27 @@ public enum SSHDefaults {
 
     /// The host (without brackets) and port (22 when not given) of an sftp URL.
     static func hostAndPort(in url: String) -> (host: String, port: Int) {
-        guard let start = url.range(of: "://")?.upperBound else { return (url, 22) }
-        var authority = url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        var host = authority(of: url)
+        if let at = host.lastIndex(of: "@") { host = host[host.index(after: at)...] }
         var port = 22
-        if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]"), let p = Int(authority[authority.index(after: colon)...]) {
+        if let colon = host.lastIndex(of: ":"), !host[colon...].contains("]"), let p = Int(host[host.index(after: colon)...]) {
             port = p
-            authority = authority[..<colon]
+            host = host[..<colon]
         }
-        if authority.hasPrefix("["), authority.hasSuffix("]") { authority = authority.dropFirst().dropLast() }
-        return (String(authority), port)
+        if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
+        return (String(host), port)
     }
 
     /// The user an sftp URL names (`sftp://user@host/…`), as written; nil when none.
     static func user(in url: String) -> String? {
-        guard let start = url.range(of: "://")?.upperBound else { return nil }
-        let authority = url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let authority = authority(of: url)
         guard let at = authority.lastIndex(of: "@") else { return nil }
         return String(authority[..<at].prefix { $0 != ":" })
+    }
+
+    /// `user@host:port` of a URL: after `://`, up to the path, query or fragment.
+    private static func authority(of url: String) -> Substring {
+        guard let start = url.range(of: "://")?.upperBound else { return url[...] }
+        return url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
     }
 }
