@@ -245,17 +245,10 @@ struct RealServerTests {
     /// the resumed transfer fails before appending a byte.
     @Test(arguments: ["ftp", "sftp"])
     func anFTPOrSFTPPartialContinuesOnlyWhileTheRemoteFileKeepsItsTime(scheme: String) async throws {
-        guard let server = try scheme == "ftp" ? RealServer.vsftpd() : RealServer.sshd() else { return }
-        defer { server.stop() }
         let content = EngineTesting.bytes(1_000_000)
-        let remote = scheme == "ftp" ? "ftp/pub/r.bin" : "sftp/r.bin"
-        try server.write(remote, content)
-        #expect(utimes(server.path(remote), [timeval(tv_sec: 1_600_000_000, tv_usec: 0), timeval(tv_sec: 1_600_000_000, tv_usec: 0)]) == 0)
-        let url = scheme == "ftp" ? "ftp://127.0.0.1:\(server.port)/pub/r.bin" : "sftp://127.0.0.1:\(server.port)\(server.path(remote))"
-        func settings(_ r: inout TransferRequest) {
-            r.options.sshPrivateKey = server.path("client_key")
-            r.options.sshKnownHosts = server.path("known_hosts")
-        }
+        guard let remote = try DatedRemoteFile(scheme, "r.bin", content) else { return }
+        defer { remote.server.stop() }
+        let url = remote.url, settings = remote.settings
         try await withEngine { engine, scratch in
             let file = scratch.appendingPathComponent("r.bin").path
             let seen = Mutex<String?>(nil)
@@ -264,7 +257,7 @@ struct RealServerTests {
                 r.onResponse = { _, headers in seen.withLock { $0 = headers["last-modified"] }; return nil }
             }
             let validator = try #require(seen.withLock { $0 })
-            #expect(validator == "Sun, 13 Sep 2020 12:26:40 GMT")
+            #expect(validator == DatedRemoteFile.time)
             let resumed = try await download(engine, url, to: file, request: { r in
                 settings(&r)
                 r.resumeFrom = 400_000
@@ -274,7 +267,7 @@ struct RealServerTests {
             let whole = read(file) == content  // compared outside #expect: its diff of 1 MB arrays takes minutes
             #expect(whole)
 
-            #expect(utimes(server.path(remote), nil) == 0)  // now: another file, as far as anyone can tell
+            remote.touch()  // now: another file, as far as anyone can tell
             await #expect {
                 _ = try await download(engine, url, to: file, request: { r in
                     settings(&r)
@@ -292,24 +285,20 @@ struct RealServerTests {
     /// Another file by then: refused, as for a resume with bytes to come.
     @Test(arguments: ["ftp", "sftp"])
     func anFTPOrSFTPPartialHoldingTheWholeFileIsCompleteOnlyIfTheFileKeptItsTime(scheme: String) async throws {
-        guard let server = try scheme == "ftp" ? RealServer.vsftpd() : RealServer.sshd() else { return }
-        defer { server.stop() }
         let content = EngineTesting.bytes(100_000)
-        let remote = scheme == "ftp" ? "ftp/pub/w.bin" : "sftp/w.bin"
-        try server.write(remote, content)
-        #expect(utimes(server.path(remote), [timeval(tv_sec: 1_600_000_000, tv_usec: 0), timeval(tv_sec: 1_600_000_000, tv_usec: 0)]) == 0)
-        let url = scheme == "ftp" ? "ftp://127.0.0.1:\(server.port)/pub/w.bin" : "sftp://127.0.0.1:\(server.port)\(server.path(remote))"
+        guard let remote = try DatedRemoteFile(scheme, "w.bin", content) else { return }
+        defer { remote.server.stop() }
+        let url = remote.url
         func resume(_ validator: String) -> (inout TransferRequest) -> Void {
             { r in
-                r.options.sshPrivateKey = server.path("client_key")
-                r.options.sshKnownHosts = server.path("known_hosts")
+                remote.settings(&r)
                 r.resumeFrom = 100_000
                 r.ifRange = validator
             }
         }
         try await withEngine { engine, scratch in
             let file = scratch.appendingPathComponent("w.bin").path
-            let outcome = try await download(engine, url, to: file, request: resume("Sun, 13 Sep 2020 12:26:40 GMT"), existing: content)
+            let outcome = try await download(engine, url, to: file, request: resume(DatedRemoteFile.time), existing: content)
             #expect(outcome.resumed)
             #expect(outcome.bytesTransferred == 0)
             await #expect {
@@ -322,27 +311,23 @@ struct RealServerTests {
     /// first byte as a 304, writing nothing; another time, and it is fetched.
     @Test(arguments: ["ftp", "sftp"])
     func anFTPOrSFTPDownloadGivenTheFilesTimeEndsAsNotModified(scheme: String) async throws {
-        guard let server = try scheme == "ftp" ? RealServer.vsftpd() : RealServer.sshd() else { return }
-        defer { server.stop() }
-        let remote = scheme == "ftp" ? "ftp/pub/c.bin" : "sftp/c.bin"
-        try server.write(remote, EngineTesting.bytes(200_000))
-        #expect(utimes(server.path(remote), [timeval(tv_sec: 1_600_000_000, tv_usec: 0), timeval(tv_sec: 1_600_000_000, tv_usec: 0)]) == 0)
-        let url = scheme == "ftp" ? "ftp://127.0.0.1:\(server.port)/pub/c.bin" : "sftp://127.0.0.1:\(server.port)\(server.path(remote))"
+        guard let remote = try DatedRemoteFile(scheme, "c.bin", EngineTesting.bytes(200_000)) else { return }
+        defer { remote.server.stop() }
+        let url = remote.url
         func since(_ date: String) -> (inout TransferRequest) -> Void {
             { r in
-                r.options.sshPrivateKey = server.path("client_key")
-                r.options.sshKnownHosts = server.path("known_hosts")
+                remote.settings(&r)
                 r.ifModifiedSince = date
             }
         }
         try await withEngine { engine, scratch in
             let file = scratch.appendingPathComponent("c.bin").path
-            let same = try await download(engine, url, to: file, request: since("Sun, 13 Sep 2020 12:26:40 GMT"))
+            let same = try await download(engine, url, to: file, request: since(DatedRemoteFile.time))
             #expect(same.status == 304)
             #expect(read(file).isEmpty, "nothing written")
             let other = try await download(engine, url, to: file, request: since("Sat, 12 Sep 2020 12:26:40 GMT"))
             #expect(other.status != 304)
-            #expect(other.headers["last-modified"] == "Sun, 13 Sep 2020 12:26:40 GMT", "the outcome reports the file's time too")
+            #expect(other.headers["last-modified"] == DatedRemoteFile.time, "the outcome reports the file's time too")
             #expect(read(file).count == 200_000)
         }
     }
@@ -426,5 +411,38 @@ struct RealServerTests {
                 } throws: { ($0 as? TransferError)?.code == "CURLE_COULDNT_CONNECT" }  // it followed; nothing listens there
             }
         }
+    }
+}
+
+/// A file on vsftpd (`ftp`) or sshd (`sftp`) last modified at `time`, for the tests of
+/// the remote file's time standing in for HTTP's validators.
+struct DatedRemoteFile {
+    static let time = "Sun, 13 Sep 2020 12:26:40 GMT"
+    let server: RealServer
+    /// The file on this machine.
+    let path: String
+    let url: String
+
+    /// nil when the server's package is not installed.
+    init?(_ scheme: String, _ name: String, _ content: [UInt8]) throws {
+        guard let server = try scheme == "ftp" ? RealServer.vsftpd() : RealServer.sshd() else { return nil }
+        let remote = (scheme == "ftp" ? "ftp/pub/" : "sftp/") + name
+        try server.write(remote, content)
+        self.server = server
+        path = server.path(remote)
+        url = scheme == "ftp" ? "ftp://127.0.0.1:\(server.port)/pub/\(name)" : "sftp://127.0.0.1:\(server.port)\(path)"
+        let seconds = timeval(tv_sec: 1_600_000_000, tv_usec: 0)
+        #expect(utimes(path, [seconds, seconds]) == 0)
+    }
+
+    /// The SSH files a request to sshd needs (ignored by FTP).
+    func settings(_ r: inout TransferRequest) {
+        r.options.sshPrivateKey = server.path("client_key")
+        r.options.sshKnownHosts = server.path("known_hosts")
+    }
+
+    /// Gives the file the time of now: another file, as far as its time tells.
+    func touch() {
+        #expect(utimes(path, nil) == 0)
     }
 }
