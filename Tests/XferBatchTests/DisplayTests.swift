@@ -50,6 +50,24 @@ struct DisplayTests {
         #expect(lines.allSatisfy { $0.replacing("\u{1B}[2F\u{1B}[J", with: "").count < 50 }, "\(lines)")
     }
 
+    /// A large file's time left reads at a glance: `1h08m`, not `4094s`.
+    @Test func theTimeLeftIsShownInHoursAndMinutes() {
+        let screen = Screen()
+        let clock = VirtualClock()
+        let board = ProgressBoard()
+        let progress = TransferProgress()
+        progress.update(done: 1 << 20, expected: 4 << 30)
+        board.register("iso", progress, at: .zero)
+        let display = TerminalDisplay(board: board, clock: clock, width: { 100 }, color: false, write: screen.write)
+        display.redraw()
+        progress.update(done: 2 << 20, expected: 4 << 30)
+        clock.advance(by: .seconds(1))  // 1 MiB/s, 4,094 MiB to go
+        screen.text.withLock { $0 = "" }
+        display.redraw()
+        #expect(screen.text.withLock { $0 }.contains("ETA 1h08m"), "\(screen.text.withLock { $0 })")
+        #expect([TerminalDisplay.eta(seconds: 45), TerminalDisplay.eta(seconds: 725), TerminalDisplay.eta(seconds: 4094)] == ["45s", "12m05s", "1h08m"])
+    }
+
     @Test func finishingErasesTheBlockSoOnlyEventsAndTheSummaryRemain() {
         let screen = Screen()
         let display = TerminalDisplay(board: board(doneBytes: 10, of: 100), clock: ContinuousExecutionClock(), width: { 60 },

@@ -12,6 +12,9 @@ final class VirtualClock: ExecutionClock {
 
     func now() -> Duration { time.withLock { $0 } }
 
+    /// Moves time on, as if `duration` had passed.
+    func advance(by duration: Duration) { time.withLock { $0 += duration } }
+
     func sleep(for duration: Duration) async throws {
         let deadline = now() + duration
         await Task.yield()

@@ -104,7 +104,7 @@ public final class TerminalDisplay: EventSink {
         if let total = entry.bytesExpected, total > 0 {
             sizes += "/" + ByteSize.format(total)
             fraction = min(1, Double(entry.bytesDone) / Double(total))
-            if rate > 0 { eta = "  ETA \(Int((Double(total - entry.bytesDone) / rate).rounded()))s" }
+            if rate > 0 { eta = "  ETA " + Self.eta(seconds: Int64((Double(total - entry.bytesDone) / rate).rounded())) }
         }
         let tail = "  \(sizes)  \(ByteSize.format(Int64(rate)))/s\(eta)"
         let barWidth = max(0, min(30, width - name.count - tail.count - 4))
@@ -114,6 +114,15 @@ public final class TerminalDisplay: EventSink {
             bar = " [" + String(repeating: "#", count: filled) + String(repeating: fraction == nil ? "?" : "-", count: barWidth - filled) + "]"
         }
         return String((name + bar + tail).prefix(width - 1))
+    }
+
+    /// Time left as people read it: `45s`, `12m05s`, `1h08m` (a large file's `4094s` said
+    /// nothing at a glance).
+    static func eta(seconds: Int64) -> String {
+        let s = max(0, seconds)
+        if s < 60 { return "\(s)s" }
+        if s < 3600 { return "\(s / 60)m\(String(zeroPadded: Int(s % 60), width: 2))s" }
+        return "\(s / 3600)h\(String(zeroPadded: Int(s % 3600 / 60), width: 2))m"
     }
 
     /// Cursor up `lines` and clear to the end of the screen.
