@@ -98,18 +98,13 @@ extension EasyTransfer {
         if let ifRange = request.ifRange, request.resumeFrom ?? 0 > 0 { lines.append("If-Range: \(ifRange)") }
         if let etag = request.ifNoneMatch { lines.append("If-None-Match: \(etag)") }
         if let date = request.ifModifiedSince { lines.append("If-Modified-Since: \(date)") }
-        switch request.body {
-        case .file(_, let type):
+        if case .file(_, let type) = request.body {
             lines.append("Content-Type: \(type ?? ContentType.guess(forPath: pathOfBody ?? ""))")
-            lines.append("Expect:")
-        case .multipart:
-            // No `Expect: 100-continue` for any body: servers that want it answer anyway,
-            // and one that does not know it (Python's http.server, many small services)
-            // made libcurl wait a second before each body over 1 MiB.
-            lines.append("Expect:")
-        case .none:
-            break
         }
+        // No `Expect: 100-continue` for any body: servers that want it answer anyway, and one
+        // that does not know it (Python's http.server, many small services) made libcurl wait
+        // a second before each body over 1 MiB.
+        if case .none = request.body {} else { lines.append("Expect:") }
         guard isHTTP, !lines.isEmpty || headerList != nil else { return }
         var built: UnsafeMutablePointer<curl_slist>? = nil
         for line in lines {

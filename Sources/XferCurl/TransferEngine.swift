@@ -48,7 +48,9 @@ public final class TransferEngine: Transport, @unchecked Sendable {
 
     struct LoopEnd {
         var done = false
-        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        /// Each waiter's continuation, and the timer that gives up on the loop (cancelled
+        /// when the loop ends in time, so that it does not keep the engine for `limit`).
+        var waiters: [UInt64: (continuation: CheckedContinuation<Void, Never>, timer: Task<Void, Never>)] = [:]
     }
 
     /// Starts the engine's thread. Fails only if libcurl cannot initialise.
@@ -125,16 +127,19 @@ public final class TransferEngine: Transport, @unchecked Sendable {
         if !stopped.exchange(true, ordering: .acquiringAndReleasing) { send(.shutdown) }
         let waiter = nextID.add(1, ordering: .relaxed).oldValue
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = ended.withLock { end in
-                if !end.done { end.waiters[waiter] = continuation }
-                return end.done
-            }
-            if done { return continuation.resume() }
-            Task.detached { [self] in
+            let timer = Task.detached { [self] in
                 try? await Task.sleep(for: limit)
                 guard let late = ended.withLock({ $0.waiters.removeValue(forKey: waiter) }) else { return }
                 logger.info("the transfer engine did not finish closing its connections in time", metadata: ["engine.wait": "\(limit)"])
-                late.resume()
+                late.continuation.resume()
+            }
+            let done = ended.withLock { end in
+                if !end.done { end.waiters[waiter] = (continuation, timer) }
+                return end.done
+            }
+            if done {
+                timer.cancel()
+                continuation.resume()
             }
         }
     }
@@ -203,7 +208,10 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             defer { end.waiters.removeAll() }
             return Array(end.waiters.values)
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters {
+            waiter.timer.cancel()
+            waiter.continuation.resume()
+        }
     }
 
     private func start(_ transfer: EasyTransfer, into active: inout [UInt64: EasyTransfer]) {

@@ -132,7 +132,7 @@ struct RealServerTests {
             // A server without TLS is refused before the login.
             await #expect {
                 _ = try await download(engine, "ftp://127.0.0.1:\(plain.port)/pub/e.bin", to: file) { $0.options.requireFTPTLS = true }
-            } throws: { ($0 as? TransferError)?.kind == .permanent }
+            } throws: { ($0 as? TransferError)?.kind == .permanent && ($0 as? TransferError)?.code == "CURLE_USE_SSL_FAILED" }
         }
     }
 

@@ -30,7 +30,7 @@ struct ShutdownTests {
 /// so the test can see, from the server's side, when the client closes it.
 private final class OneResponseServer: Sendable {
     let port: Int
-    /// The accepted connection, once the response is sent.
+    /// The accepted connection, set before the response is sent.
     let connection = Mutex<Int32?>(nil)
 
     init() throws {
@@ -55,9 +55,9 @@ private final class OneResponseServer: Sendable {
                 guard n > 0 else { return }
                 request += buffer[..<n]
             }
+            connection.withLock { $0 = fd }  // before the answer: the test reads it once answered
             let response = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
             _ = response.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            connection.withLock { $0 = fd }
         }
     }
 }

@@ -92,15 +92,7 @@ extension JobRunner {
         do {
             return try await transport.perform(request, progress: progress)
         } catch {
-            var failure = Self.failure(error, url: url, transfer)
-            // A missing folder is refused in these words; say what helps. (An FTP server
-            // refuses to change into it; SFTP says no such file, and keeps "access
-            // denied" for what it means.)
-            let missingFolder = url.scheme == "sftp" ? ["CURLE_REMOTE_FILE_NOT_FOUND"] : ["CURLE_REMOTE_ACCESS_DENIED", "CURLE_REMOTE_FILE_NOT_FOUND"]
-            if !request.options.createMissingDirectories, url.isFTPOrSFTP, missingFolder.contains(error.code) {
-                failure.message += " (if the folder does not exist, \"createMissingDirs\": true creates it)"
-            }
-            throw failure
+            throw Self.failure(error, url: url, transfer, createsFolders: request.options.createMissingDirectories)
         }
     }
 }

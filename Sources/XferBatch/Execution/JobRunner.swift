@@ -97,13 +97,21 @@ struct JobRunner: Sendable {
         return JobFailure(kind: kind, code: error.code, message: message, httpStatus: error.httpStatus, retryAfter: error.retryAfter)
     }
 
-    /// `failure(error)`, with a hint that needs the transfer's URL and settings: a login
-    /// refused over plain FTP is, more often than not, a server that wants TLS first, and
-    /// libcurl's words for it are only `Access denied: 530`.
-    static func failure(_ error: TransferError, url: TransferURL, _ t: EffectiveTransfer) -> JobFailure {
+    /// `failure(error)`, with the hints that need the transfer's URL and settings, where
+    /// libcurl's words name the symptom but not the manifest setting that helps:
+    /// - a login refused over plain FTP is, more often than not, a server that wants TLS
+    ///   first (libcurl says only `Access denied: 530`);
+    /// - an upload refused at its folder (`createsFolders` false): an FTP server refuses to
+    ///   change into a missing one, SFTP says "no such file" (and keeps "access denied" for
+    ///   what it means).
+    static func failure(_ error: TransferError, url: TransferURL, _ t: EffectiveTransfer, createsFolders: Bool? = nil) -> JobFailure {
         var failure = failure(error)
         if error.code == "CURLE_LOGIN_DENIED", url.scheme == "ftp", !t.explicitFTPS {
             failure.message += " (a server that requires TLS refuses a login in clear: \"tls\": {\"explicitFTPS\": true} uses it)"
+        }
+        let missingFolder = url.scheme == "sftp" ? ["CURLE_REMOTE_FILE_NOT_FOUND"] : ["CURLE_REMOTE_ACCESS_DENIED", "CURLE_REMOTE_FILE_NOT_FOUND"]
+        if createsFolders == false, url.isFTPOrSFTP, missingFolder.contains(error.code) {
+            failure.message += " (if the folder does not exist, \"createMissingDirs\": true creates it)"
         }
         return failure
     }
