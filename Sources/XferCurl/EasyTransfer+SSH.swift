@@ -36,11 +36,14 @@ extension EasyTransfer {
         let key = r.options.sshPrivateKey ?? SSHDefaults.privateKey(home: home)
         if let key {
             try set(easy, CURLOPT_SSH_PRIVATE_KEYFILE, key)
-            try set(easy, CURLOPT_SSH_AUTH_TYPES, Int(XB_CURLSSH_AUTH_PUBLICKEY | XB_CURLSSH_AUTH_PASSWORD))
+            // libcurl tries these in its own order: the key file, a password, then the keys
+            // ssh-agent holds (SSH_AUTH_SOCK), as `ssh` falls back to them too.
+            try set(easy, CURLOPT_SSH_AUTH_TYPES, Int(XB_CURLSSH_AUTH_PUBLICKEY | XB_CURLSSH_AUTH_PASSWORD | XB_CURLSSH_AUTH_AGENT))
         }
         if let passphrase = r.options.sshKeyPassphrase { try set(easy, CURLOPT_KEYPASSWD, passphrase) }
         let who = user.map { "as \"\($0)\"" } ?? "with no user name"
-        let with = key.map { " with the key \($0)" } ?? " with no key file (none of ~/.ssh/\(SSHDefaults.keyNames.joined(separator: ", ")))"
+        var with = key.map { " with the key \($0)" } ?? " with no key file (none of ~/.ssh/\(SSHDefaults.keyNames.joined(separator: ", ")))"
+        with += getenv("SSH_AUTH_SOCK") == nil ? " and no ssh-agent (SSH_AUTH_SOCK is unset)" : " and the keys ssh-agent holds"
         sshLogin = who + with + ": sftp://USER@host/… names another user, sftp.privateKey another key, sftp.passphraseEnv its passphrase"
     }
 

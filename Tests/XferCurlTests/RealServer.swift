@@ -28,6 +28,25 @@ final class RealServer: @unchecked Sendable {
         return nil
     }
 
+    /// Runs `program` to its end and returns its exit status (-1 when it could not be
+    /// started or did not end within 10 s). Spawned and reaped directly: Foundation's
+    /// `Process` sometimes never saw a short-lived child end inside these tests.
+    static func runToEnd(_ program: String, _ arguments: [String], environment: [String]) -> Int32 {
+        let argv = ([program] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, program, nil, nil, argv, envp) == 0 else { return -1 }
+        var status: Int32 = 0
+        for _ in 0..<1000 {
+            if waitpid(pid, &status, WNOHANG) == pid { return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1 }
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
+        return -1
+    }
+
     /// A port nobody listens on right now (bound, read, released).
     static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -374,6 +374,39 @@ struct RealServerTests {
         #expect(log.contains("Accepted publickey for \(other) "), "\(log)")
     }
 
+    /// As `ssh` does: when the key file is refused, the keys ssh-agent holds are tried.
+    /// A CI job's agent (SSH_AUTH_SOCK) must not be passed over because some other key
+    /// happens to sit in ~/.ssh.
+    @Test func sftpFallsBackToTheKeysSSHAgentHolds() async throws {
+        guard let sshd = try RealServer.sshd(),
+              let agentProgram = try RealServer.program("/usr/bin/ssh-agent", package: "openssh-client"),
+              let add = try RealServer.program("/usr/bin/ssh-add", package: "openssh-client") else { return }
+        defer { sshd.stop() }
+        try sshd.write("sftp/f.bin", Array("hello".utf8))
+        let socket = sshd.path("agent.sock")
+        let agent = Process()
+        agent.executableURL = URL(fileURLWithPath: agentProgram)
+        agent.arguments = ["-D", "-a", socket]
+        agent.standardOutput = FileHandle.nullDevice
+        agent.standardError = FileHandle.nullDevice  // else it holds `swift test`'s pipe open
+        try agent.run()
+        defer { kill(agent.processIdentifier, SIGKILL) }  // with -D it ignores SIGTERM
+        for _ in 0..<500 where access(socket, F_OK) != 0 { usleep(10_000) }
+        try #require(RealServer.runToEnd(add, ["-q", sshd.path("client_key")], environment: ["SSH_AUTH_SOCK=\(socket)"]) == 0, "ssh-add")
+        // Process-wide, as libssh2 reads it. Other tests' servers do not know this key.
+        let before = getenv("SSH_AUTH_SOCK").map { String(cString: $0) }
+        setenv("SSH_AUTH_SOCK", socket, 1)
+        defer { if let before { setenv("SSH_AUTH_SOCK", before, 1) } else { unsetenv("SSH_AUTH_SOCK") } }
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("f").path
+            _ = try await download(engine, "sftp://127.0.0.1:\(sshd.port)\(sshd.path("sftp/f.bin"))", to: file, request: { r in
+                r.options.sshPrivateKey = sshd.path("host_key")  // a key the server does not accept
+                r.options.sshKnownHosts = sshd.path("known_hosts")
+            })
+            #expect(read(file) == Array("hello".utf8))
+        }
+    }
+
     @Test func tlsIsVerifiedByDefaultAndHTTPSNeverRedirectsToHTTPUnlessAllowed() async throws {
         guard let tls = try RealServer.nginxTLS() else { return }
         defer { tls.stop() }
