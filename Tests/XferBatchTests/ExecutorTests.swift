@@ -224,6 +224,21 @@ struct ExecutorTests {
         #expect(reason?.contains("createMissingDirs") == hinted, "\(reason ?? "")")
     }
 
+    /// An upload onto a path that is a folder: vsftpd refuses the name (553), OpenSSH's
+    /// SFTP server answers libssh2's catch-all "Operation failed".
+    @Test(arguments: [("ftp", "CURLE_UPLOAD_FAILED", "Failed FTP upload: 553"),
+                      ("sftp", "CURLE_SSH", "Upload failed: Operation failed (4/-31)")])
+    func anUploadRefusedAtItsNameSuggestsAFolderURL(scheme: String, code: String, words: String) async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let source = t.folder.appendingPathComponent("up.txt").path
+        _ = FileManager.default.createFile(atPath: source, contents: Data("up".utf8))
+        t.transport.script("\(scheme)://x.org/srv/drop", [.failure(TransferError(kind: .permanent, code: code, message: words))])
+        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "\#(scheme)://x.org/srv/drop"}}"#)
+        let reason = await t.run(plan).job("u")?.lifecycle.reason ?? ""
+        #expect(reason == "\(code): \(words) (if the URL names a folder, end it with / to upload into it under the file's own name)")
+    }
+
     /// libcurl's words for an FTP server that wants TLS before the login are only
     /// `Access denied: 530`.
     @Test(arguments: [false, true])

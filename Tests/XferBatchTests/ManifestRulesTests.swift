@@ -173,6 +173,19 @@ struct ManifestRulesTests {
         #expect(none.contains { $0.contains("an upload needs \"from\"") })
     }
 
+    @Test func anUploadIntoAFolderURLTakesTheSourcesFileNameUnlessItIsAnHTTPPost() throws {
+        func target(_ url: String, from: String = "build/my app?.tar", method: String = "PUT") throws -> String {
+            let job = #"{"id": "u", "upload": {"url": "\#(url)", "from": "\#(from)", "method": "\#(method)"}}"#
+            guard case .upload(let u) = try M.plan(M.manifest(jobs: job)).jobs[0].action else { Issue.record(); return "" }
+            return u.url.string
+        }
+        #expect(try target("sftp://h/srv/drop/") == "sftp://h/srv/drop/my%20app%3F.tar")
+        #expect(try target("ftp://h/pub/") == "ftp://h/pub/my%20app%3F.tar")
+        #expect(try target("https://h/files/?sig=abc") == "https://h/files/my%20app%3F.tar?sig=abc")
+        #expect(try target("https://h/api/", method: "POST") == "https://h/api/")
+        #expect(try target("sftp://h/srv/drop/x.tar") == "sftp://h/srv/drop/x.tar")
+    }
+
     @Test func anArchiveFormatIsInferredOrRequired() throws {
         let plan = try M.plan(M.manifest(jobs: M.download("a", to: "a.bin") + #", {"id": "z", "archive": {"from": ["a"], "to": "z.tgz"}}"#))
         guard case .archive(let a) = plan.jobs[1].action else { Issue.record(); return }

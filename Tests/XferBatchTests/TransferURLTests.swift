@@ -64,6 +64,16 @@ struct TransferURLTests {
         #expect(try TransferURL(parsing: "data:text/plain;base64,aGVsbG8=").redacted == "data:text/plain;base64,…")
     }
 
+    @Test func aFileNameAppendedToAFolderURLIsOneEncodedSegmentBeforeTheQuery() throws {
+        let folder = try TransferURL(parsing: "https://x.org/in/?token=t#f")
+        #expect(folder.namesFolder)
+        let url = folder.appending(fileName: "a/b%c d#功")
+        #expect(url.string == "https://x.org/in/a%2Fb%25c%20d%23%E5%8A%9F?token=t#f")
+        #expect(!url.namesFolder)
+        #expect(url.lastPathSegment == "a/b%c d#功")
+        #expect(try !TransferURL(parsing: "https://x.org/in?dir=/").namesFolder)
+    }
+
     @Test func theLastPathSegmentIsPercentDecoded() throws {
         #expect(try TransferURL(parsing: "https://x.org/dir/%E5%8A%9F.png?x=1").lastPathSegment == "功.png")
         #expect(try TransferURL(parsing: "https://x.org/").lastPathSegment == nil)

@@ -103,7 +103,9 @@ struct JobRunner: Sendable {
     ///   first (libcurl says only `Access denied: 530`);
     /// - an upload refused at its folder (`createsFolders` false): an FTP server refuses to
     ///   change into a missing one, SFTP says "no such file" (and keeps "access denied" for
-    ///   what it means).
+    ///   what it means);
+    /// - an upload whose URL names an existing folder: FTP refuses the file name (553),
+    ///   SFTP says only "Operation failed" (libssh2's catch-all).
     static func failure(_ error: TransferError, url: TransferURL, _ t: EffectiveTransfer, createsFolders: Bool? = nil) -> JobFailure {
         var failure = failure(error)
         if error.code == "CURLE_LOGIN_DENIED", url.scheme == "ftp", !t.explicitFTPS {
@@ -112,6 +114,11 @@ struct JobRunner: Sendable {
         let missingFolder = url.scheme == "sftp" ? ["CURLE_REMOTE_FILE_NOT_FOUND"] : ["CURLE_REMOTE_ACCESS_DENIED", "CURLE_REMOTE_FILE_NOT_FOUND"]
         if createsFolders == false, url.isFTPOrSFTP, missingFolder.contains(error.code) {
             failure.message += " (if the folder does not exist, \"createMissingDirs\": true creates it)"
+        }
+        let refusedName = (url.scheme == "sftp" && error.code == "CURLE_SSH" && error.message.hasPrefix("Upload failed"))
+            || (url.scheme != "sftp" && error.code == "CURLE_UPLOAD_FAILED")
+        if createsFolders != nil, url.isFTPOrSFTP, refusedName {
+            failure.message += " (if the URL names a folder, end it with / to upload into it under the file's own name)"
         }
         return failure
     }

@@ -118,7 +118,13 @@ extension ManifestDecoder {
         if let url, body != nil, case .multipart = body!, !(url.scheme == "http" || url.scheme == "https") {
             within("url") { report("multipart uploads need an http or https URL", at: m["url"]?.value.offset) }
         }
-        guard let url, let body else { return nil }
+        guard var url, let body else { return nil }
+        // As `curl -T file URL/`: a store into a folder takes the source's file name. An
+        // HTTP POST goes to the URL as written (an endpoint, not a place to put a file).
+        if url.namesFolder, case .file(let path) = body, method == .put || !url.scheme.hasPrefix("http") {
+            let name = PathText.lastComponent(path)
+            if name != ".", name != "..", name != "/" { url = url.appending(fileName: name) }
+        }
         return Upload(url: url, method: method, body: body, contentType: contentType,
                       createMissingDirectories: createDirs, transfer: transfer)
     }

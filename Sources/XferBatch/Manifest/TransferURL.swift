@@ -28,7 +28,7 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     /// The SFTP login name given in the URL (as written, still percent-encoded), if any.
     public let user: String?
     /// The normalised URL, as sent to the transfer engine.
-    public let string: String
+    public private(set) var string: String
     /// UTF-8 offset of the path within `string` (just after the authority).
     private let pathOffset: Int
 
@@ -154,6 +154,34 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         let path = string.utf8.dropFirst(pathOffset).prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
         guard let last = path.split(separator: UInt8(ascii: "/")).last else { return nil }
         return PercentEncoding.decode(String(decoding: last, as: UTF8.self))
+    }
+
+    /// True when the path ends with `/`: the URL names a folder, not a file.
+    public var namesFolder: Bool {
+        guard scheme != "data" else { return false }
+        let path = string.utf8.dropFirst(pathOffset).prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        return path.last == UInt8(ascii: "/")
+    }
+
+    /// This folder URL with `name` appended to its path (before any query), encoded as a
+    /// single segment: `/`, `?`, `#` and `%` in the name are escaped, so a file named
+    /// `a?b` is never read as a query. As `curl -T file URL/` names the uploaded file.
+    public func appending(fileName name: String) -> TransferURL {
+        let bytes = Array(string.utf8)
+        let end = bytes[pathOffset...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+        var segment: [UInt8] = []
+        for b in name.utf8 {
+            if b == UInt8(ascii: "/") || b == UInt8(ascii: "?") || b == UInt8(ascii: "#") || b == UInt8(ascii: "%") || b == UInt8(ascii: ";") {
+                segment.append(contentsOf: PercentEncoding.escape(b))
+            } else {
+                segment.append(b)
+            }
+        }
+        var encoded: [UInt8] = []
+        Self.appendEncodedOnce(segment[...], to: &encoded)
+        var url = self
+        url.string = String(decoding: bytes[..<end] + encoded + bytes[end...], as: UTF8.self)
+        return url
     }
 
     /// Query parameter names whose values are credentials (signatures, tokens, keys).

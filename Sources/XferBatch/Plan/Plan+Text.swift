@@ -45,7 +45,9 @@ extension Plan {
         case .upload(let u):
             switch u.body {
             case .file(let path):
-                lines.append("\(u.method.rawValue) \(show(path)) -> \(u.url.redacted)")
+                // FTP, SFTP and file uploads store the file; only HTTP has a method.
+                let verb = u.url.scheme.hasPrefix("http") ? u.method.rawValue : "store"
+                lines.append("\(verb) \(show(path)) -> \(u.url.redacted)")
             case .multipart(let form):
                 lines.append("\(u.method.rawValue) multipart/form-data -> \(u.url.redacted)")
                 if !form.fields.isEmpty { lines.append("fields: \(form.fields.map(\.name).joined(separator: ", "))") }
