@@ -28,15 +28,22 @@ final class RealServer: @unchecked Sendable {
         return nil
     }
 
-    /// Runs `program` to its end and returns its exit status (-1 when it could not be
-    /// started or did not end within 10 s). Spawned and reaped directly: Foundation's
-    /// `Process` sometimes never saw a short-lived child end inside these tests.
-    static func runToEnd(_ program: String, _ arguments: [String], environment: [String]) -> Int32 {
+    /// Runs `program` to its end, its output to /dev/null, and returns its exit status
+    /// (-1 when it could not be started or did not end within 10 s). Spawned and reaped
+    /// directly: Foundation's `Process` sometimes never saw a short-lived child end inside
+    /// these tests. `environment` nil passes this process's own.
+    static func runToEnd(_ program: String, _ arguments: [String], environment: [String]? = nil) -> Int32 {
         let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        let envp = environment.map { $0.map { strdup($0) } + [nil] }
+        defer { (argv + (envp ?? [])).forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         var pid: pid_t = 0
-        guard posix_spawn(&pid, program, nil, nil, argv, envp) == 0 else { return -1 }
+        let spawned = envp.map { posix_spawn(&pid, program, &actions, nil, argv, $0) } ?? posix_spawn(&pid, program, &actions, nil, argv, environ)
+        guard spawned == 0 else { return -1 }
         var status: Int32 = 0
         for _ in 0..<1000 {
             if waitpid(pid, &status, WNOHANG) == pid { return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1 }
@@ -45,6 +52,19 @@ final class RealServer: @unchecked Sendable {
         kill(pid, SIGKILL)
         waitpid(pid, &status, 0)
         return -1
+    }
+
+    /// A set-up command that failed (`mustRun`).
+    struct CommandFailed: Error, CustomStringConvertible {
+        let command: [String]
+        let status: Int32
+        var description: String { "\(command.joined(separator: " ")) ended with status \(status)" }
+    }
+
+    /// `runToEnd`, throwing `CommandFailed` unless the command succeeds.
+    static func mustRun(_ program: String, _ arguments: [String]) throws {
+        let status = runToEnd(program, arguments)
+        if status != 0 { throw CommandFailed(command: [program] + arguments, status: status) }
     }
 
     /// A port nobody listens on right now (bound, read, released).
@@ -181,13 +201,8 @@ extension RealServer {
 
     /// `cert.pem` and `key.pem` for 127.0.0.1 in `d`.
     static func selfSignedCertificate(in d: String, openssl: String) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: openssl)
-        p.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", d + "/key.pem", "-out", d + "/cert.pem",
-                       "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
-        p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try p.run()
-        for _ in 0..<1000 where p.isRunning { usleep(10_000) }
+        try mustRun(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", d + "/key.pem", "-out", d + "/cert.pem",
+                              "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
     }
 
     /// How an FTP server uses TLS.
@@ -266,11 +281,7 @@ extension RealServer {
         return try start(name: "sshd", program: program, arguments: { folder, _ in ["-D", "-e", "-f", folder.path + "/sshd_config"] }) { folder, port in
             let d = folder.path
             for (key, passphrase) in [("host_key", ""), ("client_key", ""), ("client_key_pw", "passphrase")] {
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: keygen)
-                p.arguments = ["-q", "-t", "ed25519", "-N", passphrase, "-f", d + "/" + key]
-                try p.run()
-                for _ in 0..<500 where p.isRunning { usleep(10_000) }
+                try mustRun(keygen, ["-q", "-t", "ed25519", "-N", passphrase, "-f", d + "/" + key])
             }
             let clientKeys = try ["client_key.pub", "client_key_pw.pub"].map { try String(contentsOfFile: d + "/" + $0, encoding: .utf8) }
             try clientKeys.joined().write(toFile: d + "/authorized_keys", atomically: true, encoding: .utf8)
