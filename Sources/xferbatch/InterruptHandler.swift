@@ -31,7 +31,7 @@ final class InterruptHandler: @unchecked Sendable {
             source.setEventHandler { [self] in
                 let (exchanged, previous) = self.last.compareExchange(expected: 0, desired: sig, ordering: .acquiringAndReleasing)
                 if exchanged {
-                    FileHandle.standardError.write(Data("\nxferbatch: stopping (\(sig == SIGINT ? "SIGINT" : "SIGTERM")): cancelling transfers; press Ctrl-C again to quit at once\n".utf8))
+                    StandardStreams.writeError("\nxferbatch: stopping (\(sig == SIGINT ? "SIGINT" : "SIGTERM")): cancelling transfers; press Ctrl-C again to quit at once\n")
                     stop()
                 } else if sig == SIGINT || previous == SIGINT {
                     _exit(ExitStatus.interrupted.rawValue)

@@ -15,8 +15,10 @@ struct XferBatchCommand: AsyncParsableCommand {
     )
 
     /// Like the default entry point, but usage errors exit 2 (documented) rather than 64,
-    /// and `--wait-lock` may go without a value (see `WaitLockArgument`).
+    /// `--wait-lock` may go without a value (see `WaitLockArgument`), and a reader that
+    /// goes away does not end the run (see `StandardStreams`).
     static func main() async {
+        StandardStreams.ignoreBrokenPipes()
         do {
             var command = try parseAsRoot(WaitLockArgument.expanding(Array(CommandLine.arguments.dropFirst())))
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -26,7 +28,7 @@ struct XferBatchCommand: AsyncParsableCommand {
             }
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                StandardStreams.writeError(fullMessage(for: error) + "\n")
                 Foundation.exit(ExitStatus.invalidInput.rawValue)
             }
             exit(withError: error)

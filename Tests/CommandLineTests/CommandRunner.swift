@@ -32,6 +32,37 @@ struct CommandRunner {
         try await detached { try runBlocking(args, environment: environment, stdin: stdin, in: directory) }
     }
 
+    /// Runs `xferbatch args...` with stdout and stderr on a pipe nobody
+    /// reads: its read end is closed before the program starts, so every write it makes
+    /// there fails (`EPIPE`, or SIGPIPE's default action). Returns the raw wait status,
+    /// or nil if the program had not ended after `limit`.
+    static func runWithoutReader(_ args: [String], limit: Duration = .seconds(60)) async throws -> Int32? {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        close(ends[0])
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)  // the child's copies are its stdout and stderr only
+        defer { close(ends[1]) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
+        let argv = ([binary.path] + args).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, binary.path, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw POSIXError(.init(rawValue: spawned) ?? .EIO) }
+        let deadline = ContinuousClock.now + limit
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid { return status }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        kill(pid, SIGKILL)
+        _ = waitpid(pid, &status, 0)
+        return nil
+    }
+
     static func runTool(_ path: String, _ args: [String]) async throws -> Result {
         try await detached { try runToolBlocking(path, args) }
     }

@@ -194,6 +194,22 @@ struct RunCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.folder.path).sorted() == [".xferbatch", "a.txt", "m.json", "r.json"])
     }
 
+    /// `xferbatch run m.json | head`, or a CI log streamer that dies: the log's reader is
+    /// gone, the run is not. It used to be killed by SIGPIPE at its first line.
+    @Test func aRunWhoseOutputNobodyReadsStillFinishesAndReports() async throws {
+        let scratch = try Scratch()
+        let jobs = (0..<20).map { #"{"id": "j\#($0)", "download": {"url": "data:,file \#($0)", "to": "f\#($0).txt"}}"# }
+        try #"{"version": 1, "outputDir": "out", "jobs": [\#(jobs.joined(separator: ", "))]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let status = try await CommandRunner.runWithoutReader(["run", scratch.path("m.json"), "--events", "-", "--report", scratch.path("r.json")])
+        #expect(status == 0, "wait status \(status.map(String.init) ?? "none: still running"); 13 is SIGPIPE")
+        for i in 0..<20 {
+            #expect(FileManager.default.contents(atPath: scratch.path("out/f\(i).txt")) == Data("file \(i)".utf8))
+        }
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("r.json")))) as? [String: Any]
+        #expect((report?["summary"] as? [String: Any])?["succeeded"] as? Int == 20)
+    }
+
     @Test func sigintStopsTheRunWritesTheReportAndExits130() async throws {
         let scratch = try Scratch()
         let server = try await FixtureServer.start()
