@@ -112,7 +112,7 @@ extension EasyTransfer {
         if status == 206 {
             // Only bytes that continue exactly where we stopped may be appended.
             guard let range = responseHeaders["content-range"], ContentRange.start(of: range) == from else {
-                localFailure = TransferError(kind: .permanent, code: "bad-content-range",
+                localFailure = TransferError(kind: .permanent, code: TransferError.badContentRange,
                                              message: "asked for bytes from \(from), got \(responseHeaders["content-range"] ?? "no Content-Range")")
                 return false
             }

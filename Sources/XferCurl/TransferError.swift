@@ -43,10 +43,16 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     /// partial was written (see `EasyTransfer+RemoteFileTime`).
     public static let remoteFileChanged = "remote-changed"
 
-    /// Codes saying a partial cannot be continued (its file changed, or is shorter now):
-    /// the partial goes and the download starts again from byte 0.
+    /// The code of a resumed HTTP download answered 206 with bytes that do not start where
+    /// its partial ends (another start, or no `Content-Range`): a server or proxy that
+    /// mishandles ranges. Nothing of that body is written.
+    public static let badContentRange = "bad-content-range"
+
+    /// Codes saying a partial cannot be continued (its file changed, or is shorter now, or
+    /// the server cannot send the rest of it): the partial goes and the download starts
+    /// again from byte 0.
     public static let cannotContinue: Set<String> = [
-        remoteFileChanged, "CURLE_BAD_DOWNLOAD_RESUME", "CURLE_RANGE_ERROR", "CURLE_FTP_COULDNT_USE_REST",
+        remoteFileChanged, badContentRange, "CURLE_BAD_DOWNLOAD_RESUME", "CURLE_RANGE_ERROR", "CURLE_FTP_COULDNT_USE_REST",
     ]
 
     public var description: String { "\(code): \(message)" }

@@ -14,6 +14,9 @@ public enum Fault: Sendable, Equatable {
     case chunked
     /// Answer a Range request with 200 and the whole body.
     case ignoreRange
+    /// Answer a Range request with 206 and the whole body, labelled `bytes 0-…` (a proxy
+    /// that mishandles ranges).
+    case misplacedRange
     /// Replace the file's content (new ETag and Last-Modified) before answering.
     case changeContent([UInt8])
 }

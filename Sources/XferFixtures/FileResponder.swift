@@ -2,7 +2,7 @@ import Foundation
 import NIOHTTP1
 
 /// Serves one file: validators, conditional requests, a single byte range, and the
-/// body-level faults (drop, stall, drip, wrong or no length, ignored range).
+/// body-level faults (drop, stall, drip, wrong or no length, ignored or misplaced range).
 struct FileResponder {
     let state: FixtureState
     let writer: ResponseWriter
@@ -29,7 +29,10 @@ struct FileResponder {
         let total = file.bytes.count
         var slice = file.bytes[...]
         var status = 200
-        if let range = h.first(name: "range"), fault != .ignoreRange, ifRangeHolds(h.first(name: "if-range"), file) {
+        if h.first(name: "range") != nil, fault == .misplacedRange {
+            status = 206
+            headers.append(("Content-Range", "bytes 0-\(total - 1)/\(total)"))
+        } else if let range = h.first(name: "range"), fault != .ignoreRange, ifRangeHolds(h.first(name: "if-range"), file) {
             guard let (start, end) = Self.parseRange(range, total: total) else {
                 try await writer.head(416, [("Content-Range", "bytes */\(total)"), ("Content-Length", "0")])
                 try await writer.end()

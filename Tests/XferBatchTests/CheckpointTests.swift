@@ -172,11 +172,12 @@ struct CheckpointRunTests {
     }
 
     /// FTP and SFTP refuse a resume when the file's time changed (`remote-changed`), or
-    /// when it is now shorter than the partial (libcurl's codes): the partial cannot be
+    /// when it is now shorter than the partial (libcurl's codes), and an HTTP server may
+    /// answer a range with bytes from elsewhere (`bad-content-range`): the partial cannot be
     /// continued, so it goes, and the retry fetches the file whole. It was kept, and every
     /// later run failed the same way.
-    @Test(arguments: [TransferError.remoteFileChanged, "CURLE_BAD_DOWNLOAD_RESUME"])
-    func anFTPPartialWhoseFileChangedIsDiscardedAndTheRetryStartsFromZero(code: String) async throws {
+    @Test(arguments: [TransferError.remoteFileChanged, "CURLE_BAD_DOWNLOAD_RESUME", TransferError.badContentRange])
+    func aPartialThatCannotBeContinuedIsDiscardedAndTheRetryStartsFromZero(code: String) async throws {
         let t = try E()
         defer { t.cleanUp() }
         let store = InMemoryCheckpointStore()

@@ -72,6 +72,22 @@ struct DownloadTests {
         }
     }
 
+    /// A 206 whose bytes do not start where the partial ends would splice two parts of the
+    /// file at the wrong place: nothing of it is written, and the code says the partial
+    /// cannot be continued (the runner then discards it and starts over).
+    @Test func aRangeAnsweredFromAnotherOffsetIsRefusedAndNothingIsAppended() async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(50_000)
+            t.server.addFile("m.bin", content)
+            t.server.script("/files/m.bin", [.misplacedRange])
+            let existing = Array(content[..<10_000])
+            let (result, bytes) = try await t.download("/files/m.bin", request: { $0.resumeFrom = 10_000 }, existing: existing)
+            #expect(result.failure?.code == TransferError.badContentRange)
+            #expect(result.failure.map { TransferError.cannotContinue.contains($0.code) } == true)
+            #expect(bytes == existing)
+        }
+    }
+
     @Test func aChangedEntityArrivesWholeInsteadOfBeingAppended() async throws {
         try await EngineTesting.with { t in
             let old = EngineTesting.bytes(20_000, seed: 1)
