@@ -33,6 +33,19 @@ struct DisplayTests {
         #expect(text.split(separator: "\n").allSatisfy { $0.count < 80 }, "lines fit the terminal")
     }
 
+    /// The first redraw can come before the run has announced its jobs: it drew
+    /// "0/0 jobs done" for a moment at the start of every run.
+    @Test func nothingIsDrawnBeforeTheRunHasStarted() {
+        let screen = Screen()
+        let display = TerminalDisplay(board: ProgressBoard(), clock: ContinuousExecutionClock(), width: { 80 },
+                                      color: false, write: screen.write)
+        display.redraw()
+        #expect(screen.text.withLock { $0 } == "")
+        display.handle(.runStarted(jobs: 2, name: nil))
+        display.redraw()
+        #expect(screen.text.withLock { $0 }.contains("0/2 jobs done"))
+    }
+
     /// A terminal made narrower during a run: the next redraw fits the new width, or its
     /// lines would wrap and the block's erasing would leave stale lines behind.
     @Test func theBlockFitsTheTerminalsWidthAfterAResize() {
@@ -40,6 +53,7 @@ struct DisplayTests {
         let columns = Mutex(100)
         let display = TerminalDisplay(board: board(doneBytes: 1 << 20, of: 4 << 20), clock: ContinuousExecutionClock(),
                                       width: { columns.withLock { $0 } }, color: false, write: screen.write)
+        display.handle(.runStarted(jobs: 1, name: nil))
         display.redraw()
         #expect(screen.text.withLock { $0 }.split(separator: "\n").contains { $0.count > 50 }, "drawn for 100 columns")
         columns.withLock { $0 = 50 }
@@ -59,6 +73,7 @@ struct DisplayTests {
         progress.update(done: 1 << 20, expected: 4 << 30)
         board.register("iso", progress, at: .zero)
         let display = TerminalDisplay(board: board, clock: clock, width: { 100 }, color: false, write: screen.write)
+        display.handle(.runStarted(jobs: 1, name: nil))
         display.redraw()
         progress.update(done: 2 << 20, expected: 4 << 30)
         clock.advance(by: .seconds(1))  // 1 MiB/s, 4,094 MiB to go
@@ -72,6 +87,7 @@ struct DisplayTests {
         let screen = Screen()
         let display = TerminalDisplay(board: board(doneBytes: 10, of: 100), clock: ContinuousExecutionClock(), width: { 60 },
                                       color: true, write: screen.write)
+        display.handle(.runStarted(jobs: 1, name: nil))
         display.redraw()
         screen.text.withLock { $0 = "" }
         display.finish()

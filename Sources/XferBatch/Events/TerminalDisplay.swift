@@ -56,6 +56,8 @@ public final class TerminalDisplay: EventSink {
         let now = clock.now()
         let width = max(Self.narrowest, terminalWidth())
         state.withLock { s in
+            // Before the run has started there is nothing to show but "0/0 jobs done".
+            guard s.tally.total > 0 else { return }
             var lines: [String] = []
             let room = 8
             for entry in active.prefix(room) {
