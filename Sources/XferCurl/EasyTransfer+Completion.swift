@@ -33,7 +33,8 @@ extension EasyTransfer {
             let upload = if case .none = request.body { "" } else { ": an upload with a header from the environment is not redirected, as the header would go along" }
             let reason = status < 400
                 ? "redirect not followed (\(responseHeaders["location"].map { "to \(URLText.redacted($0))" } ?? "no Location"))\(followsRedirectsItself ? upload : "")"
-                : "the server answered \(status)"
+                : "the server answered \(status)" + (ErrorBodyExcerpt.line(captured, contentType: responseHeaders["content-type"],
+                                                                    status: status, secrets: request.secretValues).map { ": \($0)" } ?? "")
             return .failure(TransferError(kind: TransferError.kind(ofHTTPStatus: status), code: "HTTP \(status)", message: reason,
                                           httpStatus: status, retryAfter: retryAfter, responseBody: captured))
         }

@@ -2,6 +2,8 @@
 public enum Fault: Sendable, Equatable {
     /// Answer with this status (and `Retry-After`, if given) and a short body.
     case status(Int, retryAfter: String? = nil)
+    /// Answer with this status, Content-Type and body (an API's error document).
+    case answer(Int, contentType: String, body: [UInt8])
     /// Send the headers (full Content-Length) and this many body bytes, then close.
     case closeAfter(bytes: Int)
     /// Send this many body bytes, then send nothing for `seconds` (connection kept open).

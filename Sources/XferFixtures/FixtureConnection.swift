@@ -94,6 +94,12 @@ struct FixtureConnection {
             try await writer.simple(code, "scripted \(code)\n", extra: retryAfter.map { [("Retry-After", $0)] } ?? [])
             return true
         }
+        if case .answer(let code, let type, let body) = fault {
+            try await writer.head(code, [("Content-Length", "\(body.count)"), ("Content-Type", type)])
+            try await writer.body(body[...])
+            try await writer.end()
+            return true
+        }
         if let redirect = state.contents.withLock({ $0.redirects[path] }) {
             try await writer.simple(redirect.status, "redirect\n", extra: [("Location", redirect.target)])
             return true
