@@ -102,6 +102,26 @@ struct DestinationTests {
         #expect(t.transport.requests.isEmpty)
     }
 
+    /// A missing source no job writes is sure to fail the run; one a job writes (a
+    /// download, an archive, a file an extraction or a download into a folder may put
+    /// there) appears in time. `plan` said "upload" for both.
+    @Test func planSaysAnUploadWouldFailOnlyWhenNoJobWritesItsMissingSource() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        var plan = try t.plan(jobs: [
+            E.download("d", "https://x.org/d.bin", to: "d.bin"), E.download("f", "https://x.org/f", to: "in/"),
+            #"{"id": "u1", "dependsOn": ["d"], "upload": {"from": "d.bin", "url": "https://x.org/u1"}}"#,
+            #"{"id": "u2", "dependsOn": ["f"], "upload": {"from": "in/named-by-server", "url": "https://x.org/u2"}}"#,
+            #"{"id": "u3", "dependsOn": ["d"], "upload": {"url": "https://x.org/u3", "multipart": {"files": [{"field": "a", "path": "d.bin"}, {"field": "b", "path": "nobody.txt"}]}}}"#,
+        ].joined(separator: ", "))
+        let missing = t.folder.path + "/nobody.txt"
+        plan.forecast = RunForecast(plan: plan, store: InMemoryCheckpointStore())
+        #expect(plan.forecast?.actions
+            == [.transfer, .transfer, .transfer, .transfer,
+                .fails(reason: "the upload source \(missing) is missing or unreadable, and no job of this manifest writes it")])
+        #expect(plan.text().hasSuffix("\n3 warnings; 1 job would fail (see \"fails:\"). Nothing was transferred: this is a dry run.\n"))
+    }
+
     @Test func planSaysWhichJobsWouldFailOnTheirDestination() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -56,6 +56,7 @@ public struct RunForecast: Sendable {
         var folders = DestinationFolders(outputDirectory: plan.outputDirectory)
         let packed = PackedSources(plan: plan, store: store)
         var transferFiles = TransferFiles(plan: plan)
+        let produced = ProducedPaths(plan: plan)
         for job in plan.jobs {
             // The fingerprint (a SHA-256) only when there is a record to compare it with.
             let record = (try? store.load(job.id)) ?? nil
@@ -103,8 +104,11 @@ public struct RunForecast: Sendable {
                 }
             case .upload(let u):
                 // A missing source may be another job's output; a folder cannot become one.
-                if let folder = u.sourcePaths.lazy.compactMap(JobRunner.sourceProblem).first(where: { $0.code == "EISDIR" }) {
+                let problems = u.sourcePaths.map { path in JobRunner.sourceProblem(path).map { (path, $0) } }
+                if let folder = problems.lazy.compactMap({ $0?.1 }).first(where: { $0.code == "EISDIR" }) {
                     actions.append(.fails(reason: folder.message))
+                } else if let (_, missing) = problems.lazy.compactMap({ $0 }).first(where: { !produced.mayProduce($0.0) }) {
+                    actions.append(.fails(reason: missing.message + ", and no job of this manifest writes it"))
                 } else if previous?.phase != .done, let problem = job.transfer.flatMap({ transferFiles.problem(u.url, $0) }) {
                     actions.append(.fails(reason: problem))
                 } else {

@@ -22,7 +22,10 @@ extension Plan {
             for j in wave { out += describe(jobs[j]) }
         }
         let warnings = jobs.reduce(0) { $0 + $1.warnings.count }
-        out += "\n\(Self.counted(warnings, "warning")). Nothing was transferred: this is a dry run.\n"
+        // Said again at the end, where a reader of a long plan looks first.
+        let failing = forecast?.actions.count { if case .fails = $0 { true } else { false } } ?? 0
+        let fails = failing == 0 ? "" : "; \(Self.counted(failing, "job")) would fail (see \"fails:\")"
+        out += "\n\(Self.counted(warnings, "warning"))\(fails). Nothing was transferred: this is a dry run.\n"
         return out
     }
 
