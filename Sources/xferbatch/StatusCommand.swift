@@ -18,10 +18,11 @@ struct StatusCommand: AsyncParsableCommand {
         let store = try stateOptions.existingStore(for: plan)
         let rows = try JobStatus.all(plan: plan, store: store)
         let stale = try StaleRecord.all(plan: plan, store: store)
+        let running = RunLock.holder(ofStateFolder: stateOptions.folder(for: plan))?.holder
         if json {
-            StandardStreams.write(JobStatus.json(rows, stale: stale))
+            StandardStreams.write(JobStatus.json(rows, stale: stale, runUnderWay: running))
         } else {
-            StandardStreams.write(JobStatus.text(rows, stale: stale))
+            StandardStreams.write(JobStatus.text(rows, stale: stale, runUnderWay: running))
         }
     }
 }

@@ -372,6 +372,20 @@ extension CheckpointRunTests {
         #expect(status[2].lastError == "HTTP 403: the server answered 403")
     }
 
+    /// Ctrl-C cancels the transfers under way: those jobs did not fail, and the next run
+    /// does them. `status` showed "failed  cancelled: the transfer was cancelled".
+    @Test func aCancelledDownloadShowsAsPendingNotFailed() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.failure(TransferError(kind: .cancelled, code: "cancelled", message: "the transfer was cancelled"))])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a"))
+        _ = await t.run(plan, store: store)
+        let status = try JobStatus.all(plan: plan, store: store)
+        #expect(status.map(\.state) == [.pending])
+        #expect(status[0].lastError == nil)
+    }
+
     @Test func aDownloadThatReceivedNothingLeavesNoPartialBehind() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -45,6 +45,24 @@ struct StateFolderTests {
         #expect(!StateFolder.keeps("checkpoints.sqlite.bak") && !StateFolder.keeps("lock.txt") && !StateFolder.keeps("done.journal-2"))
     }
 
+    /// `status` during a nightly run says a run is under way, and whose: the states it
+    /// shows are only what that run has recorded so far. Asking takes and creates nothing.
+    @Test func whoHoldsTheLockIsKnownWithoutTakingIt() async throws {
+        let s = try TemporaryFolder("state")
+        let path = s.path + "/state"
+        #expect(RunLock.holder(ofStateFolder: path) == nil)
+        #expect(!FileManager.default.fileExists(atPath: path), "nothing is created by asking")
+        var lock: RunLock? = try await RunLock.acquire(stateFolder: path)
+        let held = try #require(RunLock.holder(ofStateFolder: path))
+        #expect(held.holder.hasPrefix("pid \(getpid()) since "))
+        #expect(RunLock.holder(ofStateFolder: path) != nil, "asking twice leaves it held")
+        withExtendedLifetime(lock) {}
+        lock = nil
+        #expect(RunLock.holder(ofStateFolder: path) == nil)
+        #expect(JobStatus.text([], runUnderWay: held.holder)
+            .hasPrefix("a run is under way (\(held.holder)); the states below are what it has recorded so far\n"))
+    }
+
     /// `clean` removes the folder while it holds the lock; a run waiting for that lock must
     /// not then hold a lock on a file that has no name, which would let a third run in.
     @Test func aRunWaitingForTheLockTakesANewOneWhenTheFolderIsRemovedUnderIt() async throws {

@@ -13,9 +13,11 @@ extension JobStatus {
     }
 
     /// One line per job, then `N done, N partial, N failed, N pending of N jobs`, then
-    /// a line about records of jobs no longer in the manifest, if any.
-    public static func text(_ rows: [JobStatus], stale: [StaleRecord] = []) -> String {
-        var out = ""
+    /// a line about records of jobs no longer in the manifest, if any. `runUnderWay`: who
+    /// holds the state folder's lock (`RunLock.holder`), said first, since the states are
+    /// then only what that run has recorded so far.
+    public static func text(_ rows: [JobStatus], stale: [StaleRecord] = [], runUnderWay: String? = nil) -> String {
+        var out = runUnderWay.map { "a run is under way (\($0)); the states below are what it has recorded so far\n" } ?? ""
         for row in rows {
             var line = "\(row.state.rawValue.padding(8)) \(row.id)"
             switch row.state {
@@ -36,11 +38,13 @@ extension JobStatus {
         return out + parts.joined(separator: ", ") + " of \(rows.count) jobs\n" + (StaleRecord.summary(stale) ?? "")
     }
 
-    /// `{"jobs": [...], "totals": {"done": N, ...}, "stale": [...]}`, pretty-printed, with a
-    /// final newline. `stale`: records of jobs no longer in the manifest.
-    public static func json(_ rows: [JobStatus], stale: [StaleRecord] = []) -> [UInt8] {
+    /// `{"runUnderWay": null, "jobs": [...], "totals": {"done": N, ...}, "stale": [...]}`,
+    /// pretty-printed, with a final newline. `stale`: records of jobs no longer in the
+    /// manifest; `runUnderWay`: as for `text`.
+    public static func json(_ rows: [JobStatus], stale: [StaleRecord] = [], runUnderWay: String? = nil) -> [UInt8] {
         var w = JSONWriter(pretty: true)
         w.object { w in
+            w.member("runUnderWay", runUnderWay)
             w.key("jobs")
             w.array { w in
                 for row in rows {

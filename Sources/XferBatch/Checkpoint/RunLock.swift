@@ -75,6 +75,21 @@ public final class RunLock: Sendable {
         }
     }
 
+    /// Who holds the state folder's lock now, or nil when no run does. Takes nothing and
+    /// creates nothing (`status` asks it, on a read-only file system too): a shared lock
+    /// is tried and released at once, and only an exclusive holder refuses it.
+    public static func holder(ofStateFolder stateFolder: String) -> Held? {
+        let path = StateFolder(stateFolder).lock
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+            _ = flock(fd, LOCK_UN)
+            return nil
+        }
+        return errno == EWOULDBLOCK ? holder(path) : nil
+    }
+
     /// Whether `path` still names the file open as `fd`.
     private static func isNamed(_ path: String, _ fd: Int32) -> Bool {
         var open = stat()

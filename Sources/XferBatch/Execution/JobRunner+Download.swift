@@ -164,7 +164,9 @@ extension JobRunner {
                 unlink(partial)
                 record.partialPath = nil
             }
-            record.lastError = "\(error.code): \(error.message)"
+            // An interrupt (Ctrl-C) is no failure of the job's: `status` shows it pending
+            // (or partial), not failed.
+            if error.kind != .cancelled { record.lastError = "\(error.code): \(error.message)" }
             if resumeFrom > 0, error.httpStatus == 416 || TransferError.cannotContinue.contains(error.code) {
                 // Not the complete entity (the engine turns that 416 into an outcome), or an
                 // FTP/SFTP file that changed or shrank since: the partial cannot be
