@@ -2,12 +2,12 @@ import Foundation
 
 extension TransferRequest {
     /// Every value this request carries that may be a credential: what `auth` sends (Basic
-    /// also as its header encodes it), the
-    /// `originBoundHeaders` (read from the environment), the URL's userinfo, and the values
-    /// of its query (pre-signed URLs keep their signatures there), each also
-    /// percent-decoded. Text built from what a server sent back is scrubbed of these
-    /// (`ErrorBodyExcerpt`). Query values shorter than `shortestQueryValue` (`1`, `json`)
-    /// are too common to be credentials, and scrubbing them would mangle the text.
+    /// also as its header encodes it), the `originBoundHeaders` (read from the
+    /// environment), the URL's userinfo, and the values of its query (pre-signed URLs keep
+    /// their signatures there), each also percent-decoded. Text built from what a server
+    /// sent back is scrubbed of these (`ErrorBodyExcerpt`). Query values shorter than
+    /// `shortestQueryValue` (`1`, `json`) are too common to be credentials, and scrubbing
+    /// them would mangle the text.
     var secretValues: [String] {
         var values: [String] = []
         switch auth {
