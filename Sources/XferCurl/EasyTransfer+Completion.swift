@@ -95,18 +95,25 @@ extension EasyTransfer {
     }
 }
 
-/// Redaction of URLs in engine messages: no userinfo, no query (signatures live there).
+/// The parts of a URL the engine reads as text, and redaction of URLs in engine messages:
+/// no userinfo, no query (signatures live there).
 enum URLText {
     static func redacted(_ url: String) -> String {
         var text = Substring(url)
         if let q = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<q] }
-        if let scheme = text.firstRange(of: "://") {
-            let rest = text[scheme.upperBound...]
-            let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
-                text = text[..<scheme.upperBound] + rest[rest.index(after: at)...]
-            }
-        }
+        if let info = userinfo(of: text) { text = text[..<info.startIndex] + text[text.index(after: info.endIndex)...] }
         return String(text)
+    }
+
+    /// `user:password@host:port`: after `://`, up to the path, query or fragment.
+    static func authority<S: StringProtocol>(of url: S) -> S.SubSequence where S.SubSequence == Substring {
+        guard let start = url.range(of: "://")?.upperBound else { return url[...] }
+        return url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+    }
+
+    /// `user:password` of the authority (the `@` after it excluded), or nil.
+    static func userinfo<S: StringProtocol>(of url: S) -> Substring? where S.SubSequence == Substring {
+        let authority = authority(of: url)
+        return authority.lastIndex(of: "@").map { authority[..<$0] }
     }
 }

@@ -35,7 +35,7 @@ public enum SSHDefaults {
 
     /// The host (without brackets) and port (22 when not given) of an sftp URL.
     static func hostAndPort(in url: String) -> (host: String, port: Int) {
-        var host = authority(of: url)
+        var host = URLText.authority(of: url)
         if let at = host.lastIndex(of: "@") { host = host[host.index(after: at)...] }
         var port = 22
         if let colon = host.lastIndex(of: ":"), !host[colon...].contains("]"), let p = Int(host[host.index(after: colon)...]) {
@@ -48,14 +48,6 @@ public enum SSHDefaults {
 
     /// The user an sftp URL names (`sftp://user@host/…`), as written; nil when none.
     static func user(in url: String) -> String? {
-        let authority = authority(of: url)
-        guard let at = authority.lastIndex(of: "@") else { return nil }
-        return String(authority[..<at].prefix { $0 != ":" })
-    }
-
-    /// `user@host:port` of a URL: after `://`, up to the path, query or fragment.
-    private static func authority(of url: String) -> Substring {
-        guard let start = url.range(of: "://")?.upperBound else { return url[...] }
-        return url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        URLText.userinfo(of: url).map { String($0.prefix { $0 != ":" }) }
     }
 }

@@ -16,13 +16,8 @@ extension TransferRequest {
         case .none, .netrc: break
         }
         values += headers.filter { originBoundHeaders.contains($0.name.lowercased()) }.map(\.value)
+        if let info = URLText.userinfo(of: url) { values += info.split(separator: ":", maxSplits: 1).map(String.init) }
         let beforeFragment = url.prefix { $0 != "#" }
-        if let scheme = beforeFragment.firstRange(of: "://") {
-            let authority = beforeFragment[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" }
-            if let at = authority.lastIndex(of: "@") {
-                values += authority[..<at].split(separator: ":", maxSplits: 1).map(String.init)
-            }
-        }
         if let query = beforeFragment.firstIndex(of: "?") {
             for pair in beforeFragment[beforeFragment.index(after: query)...].split(separator: "&") {
                 guard let equals = pair.firstIndex(of: "=") else { continue }
