@@ -145,6 +145,20 @@ struct ExecutorTests {
         #expect(t.transport.requests.count == 1)
     }
 
+    @Test func aRunWhoseProgressCannotBeRecordedStopsStartingJobs() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        for name in ["a", "b", "c"] { t.transport.script("https://x.org/\(name)", [.body([1])]) }
+        let plan = try t.plan(jobs: ["a", "b", "c"].map { E.download($0, "https://x.org/\($0)") }.joined(separator: ","),
+                              limits: #"{"concurrency": 1}"#)
+        let result = await t.run(plan, store: FullDiskStore())
+        #expect(result.state("a") == .failed)
+        #expect(result.job("a")?.lifecycle.reason?.hasPrefix("state: cannot record progress") == true)
+        #expect(result.state("b") == .skipped)
+        #expect(result.job("c")?.lifecycle.reason == "not started: the run stopped when a could not record its progress")
+        #expect(t.transport.requests.count == 1)
+    }
+
     @Test func anInterruptCancelsRunningAndWaitingJobs() async throws {
         let t = try E()
         defer { t.cleanUp() }
@@ -398,4 +412,12 @@ struct ExecutorLimitTests {
         #expect(xml.contains(#"<failure message="HTTP 404: not &lt;found&gt;" type="permanent">"#))
         #expect(xml.contains(#"<skipped message="dependency bad failed"/>"#))
     }
+}
+
+/// A state folder whose disk is full: every save fails, as SQLite's and the journal's do.
+private final class FullDiskStore: CheckpointStore {
+    func load(_ jobID: String) throws -> JobCheckpoint? { nil }
+    func save(_ checkpoint: JobCheckpoint) throws { throw CheckpointError("cannot record progress in done.journal: No space left on device") }
+    func remove(_ jobIDs: [String]) throws {}
+    func all() throws -> [JobCheckpoint] { [] }
 }

@@ -29,6 +29,16 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(code): \(message)" }
 
+    /// The code of a checkpoint that could not be saved (the state folder's disk full,
+    /// read-only or failing).
+    static let stateCode = "state"
+
+    /// Whether no further job of the run can succeed either: its progress could not be
+    /// recorded, so every later job would download its file and then fail the same way
+    /// (2,000 of them against a full state disk), and a re-run could not skip them.
+    /// The run stops starting jobs (as with `--fail-fast`); what finished stays on disk.
+    var stopsTheRun: Bool { code == Self.stateCode }
+
     /// A folder the job writes into could not be created: a local problem, named.
     init(_ error: Folders.CreationError) {
         self.init(kind: .local, code: "mkdir", message: error.message)

@@ -64,7 +64,7 @@ extension JobRunner {
         do {
             if finishedFile { try checkpoints.saveFinishedFile(record) } else { try checkpoints.save(record) }
         } catch {
-            throw JobFailure(kind: .local, code: "state", message: "cannot record progress: \(error)")
+            throw JobFailure(kind: .local, code: JobFailure.stateCode, message: "cannot record progress: \(error)")
         }
     }
 }

@@ -89,7 +89,10 @@ struct RunScheduler {
             default:
                 var effects: [Effect] = [.event(.failed(j))]
                 effects += release(j, ok: plan.jobs[j].optional, at: now)
-                if failFast && !stopping {
+                if failure.stopsTheRun && !stopping {
+                    stopping = true
+                    effects += skipAllWaiting(because: "not started: the run stopped when \(plan.jobs[j].id) could not record its progress", at: now)
+                } else if failFast && !stopping {
                     stopping = true
                     effects += skipAllWaiting(because: "not started: --fail-fast after \(plan.jobs[j].id) failed", at: now)
                 }
