@@ -12,7 +12,7 @@ extension EasyTransfer {
     /// would: libcurl logs in with an empty user name and looks for RSA and DSA keys only.
     func configureSSH(_ easy: UnsafeMutableRawPointer) throws(TransferError) {
         let r = request
-        let home = getenv("HOME").map { String(cString: $0) } ?? "/root"
+        let home = SSHDefaults.home
         let knownHosts = r.options.sshKnownHosts ?? home + "/.ssh/known_hosts"
         guard access(knownHosts, R_OK) == 0 else {
             throw TransferError(kind: .local, code: "known-hosts",

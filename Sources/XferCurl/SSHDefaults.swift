@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,6 +27,14 @@ public enum SSHDefaults {
             if let value = getenv(variable), value.pointee != 0 { return String(cString: value) }
         }
         return nil
+    }
+
+    /// The folder `~/.ssh` is in: `HOME`, else (unset or empty) the user's home in the
+    /// password database (Foundation's `NSHomeDirectory()`), as `ssh` uses; not `/root`
+    /// for every user, as before.
+    public static var home: String {
+        if let home = getenv("HOME"), home.pointee != 0 { return String(cString: home) }
+        return NSHomeDirectory()
     }
 
     /// The first readable `~/.ssh/id_*` key of `keyNames` under `home`, or nil.

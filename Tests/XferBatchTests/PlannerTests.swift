@@ -213,6 +213,17 @@ struct PlannerTests {
         #expect(String(decoding: plan.json(), as: UTF8.self).contains(#""explicitFTPS":true"#))
     }
 
+    /// Without `HOME` (`env -i`, some systemd units), `~` is the user's home folder from the
+    /// password database, as in a shell: before, the run wrote into a folder named `~`.
+    @Test func withoutHOMETildeIsTheAccountsHomeFolderNotAFolderNamedTilde() throws {
+        let json = #"{"version": 1, "outputDir": "~/mirror", "jobs": [{"id": "d", "download": {"url": "https://h/f", "to": "f"}}]}"#
+        for environment in [[:], ["HOME": ""]] {
+            let plan = try M.plan(json, environment: environment)
+            #expect(plan.outputDirectory == NSHomeDirectory() + "/mirror")
+            #expect(!plan.outputDirectory.contains("~"))
+        }
+    }
+
     @Test func tildePathsUseHome() throws {
         let json = M.manifest(jobs: #"{"id": "u", "upload": {"from": "f", "url": "sftp://h/f", "sftp": {"knownHosts": "~/.ssh/kh"}}}"#)
         #expect(try M.plan(json, environment: ["HOME": "/home/me"]).jobs[0].transfer?.knownHosts == "/home/me/.ssh/kh")

@@ -14,10 +14,19 @@ enum PathText {
     /// `path` resolved against `base`, or against `home` when it starts with `~/` (or is
     /// `~`), as a shell would: a manifest saying `"outputDir": "~/mirror"` means the home
     /// folder's `mirror`, not a folder named `~` beside the manifest (a trap for whoever
-    /// later cleans it up with `rm -rf ~`). Without a home (no `HOME`) the text is kept.
-    static func resolve(_ path: String, against base: String, home: String?) -> String {
-        if let home, path == "~" || path.hasPrefix("~/") { return resolve(String(path.dropFirst(path == "~" ? 1 : 2)), against: home) }
+    /// later cleans it up with `rm -rf ~`). `home` comes from `home(in:)`.
+    static func resolve(_ path: String, against base: String, home: String) -> String {
+        if path == "~" || path.hasPrefix("~/") { return resolve(String(path.dropFirst(path == "~" ? 1 : 2)), against: home) }
         return resolve(path, against: base)
+    }
+
+    /// The home folder `~` means: `HOME`, else (unset or empty, as under `env -i`, some
+    /// systemd units and containers) the user's home in the password database, as a shell
+    /// falls back to. A user without one gets Foundation's `/var/empty`, where nothing can
+    /// be written; before, such a run wrote into a folder named `~` in the current folder.
+    static func home(in environment: [String: String]) -> String {
+        if let home = environment["HOME"], !home.isEmpty { return home }
+        return NSHomeDirectory()
     }
 
     /// `path` resolved against `base` (kept as is when absolute), normalised.

@@ -24,7 +24,7 @@ public struct EffectiveTransfer: Sendable, Equatable {
     public var passphraseEnv: String?
 
     /// `settings` with gaps filled and paths resolved against `directory` (`~/` against `home`).
-    public init(_ settings: TransferSettings, directory: String, home: String?) {
+    public init(_ settings: TransferSettings, directory: String, home: String) {
         func file(_ p: String?) -> String? {
             p.map { PathText.resolve($0, against: directory, home: home) }
         }

@@ -7,7 +7,7 @@ struct JobResolver {
         let outputDirectory: String
         let defaults: TransferSettings
         let environment: [String: String]
-        let home: String?
+        let home: String
         let indexByID: [String: Int]
         /// The effective settings of every job without settings of its own, and their warnings.
         let defaultTransfer: SharedBox<EffectiveTransfer>
@@ -21,9 +21,10 @@ struct JobResolver {
             self.outputDirectory = outputDirectory
             self.defaults = defaults
             self.environment = environment
-            self.home = environment["HOME"]
+            let home = PathText.home(in: environment)
+            self.home = home
             self.indexByID = indexByID
-            let t = EffectiveTransfer(defaults, directory: directory, home: environment["HOME"])
+            let t = EffectiveTransfer(defaults, directory: directory, home: home)
             self.defaultTransfer = SharedBox(t)
             self.defaultTransferWarnings = JobResolver.warnings(for: t, environment: environment)
             self.defaultWarningsWithoutChecksum = defaultTransferWarnings + [JobResolver.noChecksum]
@@ -36,7 +37,7 @@ struct JobResolver {
     private var outputDirectory: String { context.outputDirectory }
     private var defaults: TransferSettings { context.defaults }
     private var environment: [String: String] { context.environment }
-    private var home: String? { context.home }
+    private var home: String { context.home }
     private var indexByID: [String: Int] { context.indexByID }
 
     /// The previous job's effective settings, reused when equal (most jobs share them).

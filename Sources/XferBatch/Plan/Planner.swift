@@ -1,5 +1,6 @@
 /// Turns a `Manifest` into a `Plan`: a pure function of the manifest, the environment and
-/// the manifest's folder. No network, no writes, no reads beyond its arguments.
+/// the manifest's folder (and, where `HOME` is unset, the user's home folder in the
+/// password database). No network, no writes, no reads beyond its arguments.
 ///
 /// Checks made here (each names the JSON path it concerns): duplicate ids, unknown
 /// dependencies, cycles, destinations escaping `outputDir`, two jobs writing one file,
@@ -27,7 +28,7 @@ public struct Planner: Sendable {
     /// Plans `manifest`, whose relative paths resolve against `directory` (absolute).
     public func plan(_ manifest: Manifest, manifestPath: String, directory: String, stateFolder: String? = nil) throws(PlanningError) -> Plan {
         var problems: [Diagnostic] = []
-        let outputDirectory = PathText.resolve(manifest.outputDir, against: directory, home: environment["HOME"])
+        let outputDirectory = PathText.resolve(manifest.outputDir, against: directory, home: PathText.home(in: environment))
         let jobs = manifest.jobs
 
         // Ids: unique; dependsOn: known. (Indexing, not `for job in jobs`: a loop variable

@@ -20,8 +20,7 @@ extension RunForecast {
                 named.append((ca, "tls.caFile"))
             }
             if url.scheme == "sftp" {
-                let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
-                named.append((t.knownHosts ?? home + "/.ssh/known_hosts", "sftp.knownHosts"))
+                named.append((t.knownHosts ?? PathText.home(in: ProcessInfo.processInfo.environment) + "/.ssh/known_hosts", "sftp.knownHosts"))
                 if let key = t.privateKey { named.append((key, "sftp.privateKey")) }
             }
             for (file, setting) in named {
