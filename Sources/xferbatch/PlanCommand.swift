@@ -24,7 +24,7 @@ struct PlanCommand: AsyncParsableCommand {
     @Flag(help: "Indent JSON output.")
     var pretty = false
 
-    @Flag(help: "Ask the servers the sizes the manifest does not give (a HEAD request per download a run would make), for the disk-space check. Writes nothing.")
+    @Flag(help: "Ask the servers the sizes the manifest does not give (a HEAD request per download a run would make), for the disk-space check; what they answer instead (a 404, no connection) is a warning. Writes nothing.")
     var probe = false
 
     func run() async throws {
@@ -48,9 +48,9 @@ struct PlanCommand: AsyncParsableCommand {
                 StandardStreams.writeError("xferbatch: cannot start the transfer engine: \(error)\n")
                 throw ExitCode(ExitStatus.jobsFailed.rawValue)
             }
-            let sizes = await SizeProbe(plan: plan, transport: engine, environment: ProcessInfo.processInfo.environment).sizes(of: unsized)
+            let answers = await SizeProbe(plan: plan, transport: engine, environment: ProcessInfo.processInfo.environment).answers(for: unsized)
             await engine.shutdown()
-            plan.forecast = RunForecast(plan: plan, store: store, probedSizes: sizes)
+            plan.forecast = RunForecast(plan: plan, store: store, probes: answers)
         }
         switch format {
         case .text: StandardStreams.write(plan.text())

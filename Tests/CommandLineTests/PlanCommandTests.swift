@@ -113,6 +113,56 @@ struct PlanCommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/out"))
     }
 
+    /// What a probe meets besides a size is said: a server that declines HEAD leaves the
+    /// size unknown and says so; a 404 or a refused connection is a warning on the job,
+    /// since the run's GET will most likely meet it too. Before, all three were silent.
+    @Test func probeSaysWhyASizeIsUnknownAndWarnsOfWhatARunWouldMeet() async throws {
+        let server = try await FixtureServer.start()
+        server.addFile("nohead.bin", [UInt8](repeating: 1, count: 1000))
+        server.script("/files/nohead.bin", [.status(405), .status(405)])  // one per plan
+        let closedPort = try Self.closedPort()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-probe-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = folder.appendingPathComponent("m.json").path
+        try #"""
+            {"version": 1, "outputDir": "out", "jobs": [
+              {"id": "nohead", "download": {"url": "\#(server.baseURL)/files/nohead.bin", "to": "a.bin"}},
+              {"id": "gone", "download": {"url": "\#(server.baseURL)/files/gone.bin", "to": "b.bin"}},
+              {"id": "down", "download": {"url": "http://127.0.0.1:\#(closedPort)/c.bin", "to": "c.bin"}}]}
+            """#.write(toFile: manifest, atomically: true, encoding: .utf8)
+        let text = try await plan([manifest, "--probe"])
+        let json = try await plan([manifest, "--probe", "--format", "json"])
+        await server.stop()
+        #expect(text.contains("run: download; size unknown (the server does not allow HEAD: 405)\n"))
+        #expect(text.contains("! probe: HTTP 404: the server answered 404; a run's GET may fail the same way\n"))
+        #expect(text.contains("! probe: CURLE_COULDNT_CONNECT: "))
+        #expect(text.contains("; a run would retry it\n"))
+        #expect(text.hasSuffix("\n5 warnings. Nothing was transferred: this is a dry run.\n"), "3 without sha256, 2 probes")
+        try json.write(toFile: folder.path + "/plan.json", atomically: true, encoding: .utf8)
+        let schema = try await CommandRunner.runTool("python3", [SchemaTests.checker, "schemas/plan.schema.json", folder.path + "/plan.json"])
+        #expect(schema.status == 0, "\(schema.stdout)\(schema.stderr)")
+        let runs = ((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["jobs"] as? [[String: Any]])?
+            .map { $0["run"] as? [String: Any] ?? [:] } ?? []
+        #expect(runs.map { $0["probeSizeUnknown"] as? String } == ["the server does not allow HEAD: 405", nil, nil])
+        #expect(runs.map { $0["probeFailureRetried"] as? Bool } == [nil, false, true])
+    }
+
+    /// A 127.0.0.1 port nothing listens on: bound, then closed.
+    static func closedPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
     /// Every run action this session added, in one JSON plan the schema must accept:
     /// `fails` (with a reason), `adopt` (with a path) and a probed size.
     @Test func theJSONPlanWithFailsAdoptAndProbedSizesMatchesTheSchema() async throws {

@@ -6,8 +6,9 @@ import XferCurl
 /// One request per download with nothing in the body: HEAD for HTTP(S); libcurl's FTP,
 /// SFTP and file transfers report the size the same way without reading the file. Within
 /// `limits.concurrency` at once; the same credentials, proxy and TLS settings as a run.
-/// Nothing is written. A server that does not say (no Content-Length, an error, HEAD
-/// refused) leaves the size unknown, as without the probe.
+/// Nothing is written. A server that does not say (no Content-Length, HEAD not allowed)
+/// leaves the size unknown, as without the probe, and the plan says why; a failure (a
+/// 404, a refused connection) becomes a warning on the job (`ProbeAnswer`).
 public struct SizeProbe: Sendable {
     let plan: Plan
     let transport: any Transport
@@ -22,8 +23,9 @@ public struct SizeProbe: Sendable {
     /// How long one question may take.
     static let timeout: Duration = .seconds(15)
 
-    /// The sizes learned, by job index, for the jobs at `indices` (downloads without `size`).
-    public func sizes(of indices: [Int]) async -> [Int: Int64] {
+    /// What each server said, by job index, for the jobs at `indices` (downloads without
+    /// `size`); nothing for a job whose request could not be made.
+    public func answers(for indices: [Int]) async -> [Int: ProbeAnswer] {
         let runner = JobRunner(transport: transport, secrets: SecretResolver(environment: environment), claims: PathClaims(plan: plan),
                                outputs: RunOutputs(), outputDirectory: plan.outputDirectory, bandwidthPerTransfer: nil,
                                checkpoints: nil, forceUploads: false)
@@ -36,22 +38,46 @@ public struct SizeProbe: Sendable {
             request.options.totalTimeout = min(request.options.totalTimeout ?? Self.timeout, Self.timeout)
             return (j, request)
         }
-        var sizes: [Int: Int64] = [:]
-        await withTaskGroup(of: (Int, Int64?).self) { group in
+        var answers: [Int: ProbeAnswer] = [:]
+        await withTaskGroup(of: (Int, ProbeAnswer?).self) { group in
             var pending = requests[...]
             func startNext() {
                 guard let (j, request) = pending.popFirst() else { return }
                 group.addTask {
-                    let outcome = try? await transport.perform(request, progress: TransferProgress())
-                    return (j, outcome.flatMap { (200..<300).contains($0.status) || $0.status == 0 ? $0.contentLength : nil })
+                    do throws(TransferError) {
+                        return (j, Self.answer(try await transport.perform(request, progress: TransferProgress())))
+                    } catch {
+                        return (j, Self.answer(error))
+                    }
                 }
             }
             for _ in 0..<max(1, plan.limits.concurrency) { startNext() }
-            while let (j, size) = await group.next() {
-                if let size { sizes[j] = size }
+            while let (j, answer) = await group.next() {
+                if let answer { answers[j] = answer }
                 startNext()
             }
         }
-        return sizes
+        return answers
+    }
+
+    /// A transfer that completed: its size if the server gave one. (A status outside
+    /// 2xx that did not fail the transfer, such as a 304, gives no size either.)
+    static func answer(_ outcome: TransferOutcome) -> ProbeAnswer {
+        guard (200..<300).contains(outcome.status) || outcome.status == 0 else {
+            return .sizeUnknown(why: "the server answered \(outcome.status)")
+        }
+        guard let length = outcome.contentLength else { return .sizeUnknown(why: "the server gave no length") }
+        return .size(length)
+    }
+
+    /// A failed probe: HEAD not allowed is no problem (the size stays unknown); anything
+    /// else is a failure a run may meet too; an interrupted probe says nothing.
+    static func answer(_ error: TransferError) -> ProbeAnswer? {
+        switch error.kind {
+        case .cancelled: return nil
+        case _ where error.httpStatus == 405 || error.httpStatus == 501:
+            return .sizeUnknown(why: "the server does not allow HEAD: \(error.httpStatus ?? 0)")
+        default: return .failed(error.description, retried: error.isTransient)
+        }
     }
 }

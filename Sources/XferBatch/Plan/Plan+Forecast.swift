@@ -46,11 +46,11 @@ public struct RunForecast: Sendable {
     /// Bytes of known size still to download, and whether the output folder has them free.
     public var bytesNeeded: Int64
     public var enoughSpace: Bool
-    /// Sizes the servers gave (`plan --probe`), by job index, for downloads without `size`.
-    public var probedSizes: [Int: Int64]
+    /// What the servers said (`plan --probe`), by job index, for downloads without `size`.
+    public var probes: [Int: ProbeAnswer]
 
-    /// - Parameter probedSizes: what `SizeProbe` learned; counted like a manifest's `size`.
-    public init(plan: Plan, store: any CheckpointStore, probedSizes: [Int: Int64] = [:]) {
+    /// - Parameter probes: what `SizeProbe` learned; a size counts like a manifest's `size`.
+    public init(plan: Plan, store: any CheckpointStore, probes: [Int: ProbeAnswer] = [:]) {
         var actions: [Action] = []
         var needed: Int64 = 0
         var folders = DestinationFolders(outputDirectory: plan.outputDirectory)
@@ -72,7 +72,7 @@ public struct RunForecast: Sendable {
                     continue
                 }
                 // What would be fetched; the decision itself goes by the manifest alone, as a run's does.
-                let size = d.size ?? probedSizes[job.index]
+                let size = d.size ?? probes[job.index]?.size
                 let partial = d.partialPath(jobID: job.id)
                 switch DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current, file: FileStamp.of) {
                 case .upToDate(let path): actions.append(.upToDate(path: path))
@@ -128,7 +128,7 @@ public struct RunForecast: Sendable {
             }
         }
         self.actions = actions
-        self.probedSizes = probedSizes
+        self.probes = probes
         self.inputs = Self.estimateInputs(plan)
         self.bytesNeeded = needed
         self.enoughSpace = needed == 0 || (DiskSpace.free(at: plan.outputDirectory) ?? Int64.max) >= needed

@@ -170,7 +170,14 @@ extension Plan {
                         w.member("path", path)
                         w.member("entries", entries)
                     }
-                    if let size = forecast?.probedSizes[job.index] { w.member("probedSize", size) }
+                    switch forecast?.probes[job.index] {
+                    case .size(let size): w.member("probedSize", size)
+                    case .sizeUnknown(let why): w.member("probeSizeUnknown", why)
+                    case .failed(let failure, let retried):
+                        w.member("probeFailure", failure)
+                        w.member("probeFailureRetried", retried)
+                    case nil: break
+                    }
                     if let estimate = forecast?.inputs[job.index] {
                         w.member("inputBytes", estimate.bytes)
                         w.member("inputsOfUnknownSize", estimate.unknown)

@@ -21,7 +21,7 @@ extension Plan {
             out += "\nWave \(w + 1)\n"
             for j in wave { out += describe(jobs[j]) }
         }
-        let warnings = jobs.reduce(0) { $0 + $1.warnings.count }
+        let warnings = jobs.reduce(0) { $0 + $1.warnings.count } + (forecast?.probes.values.count { $0.warning != nil } ?? 0)
         // Said again at the end, where a reader of a long plan looks first.
         let failing = forecast?.actions.count { if case .fails = $0 { true } else { false } } ?? 0
         let fails = failing == 0 ? "" : "; \(Self.counted(failing, "job")) would fail (see \"fails:\")"
@@ -72,12 +72,17 @@ extension Plan {
         if let action = forecast?.actions[job.index] {
             var run = "run: " + RunForecast.describe(action, kind: job.kind).replacingOccurrences(of: directory + "/", with: "")
             if let estimate = forecast?.inputs[job.index] { run += "; " + RunForecast.describe(estimate) }
-            if let size = forecast?.probedSizes[job.index] { run += "; \(ByteSize.format(size)) (the server's answer)" }
+            switch forecast?.probes[job.index] {
+            case .size(let size): run += "; \(ByteSize.format(size)) (the server's answer)"
+            case .sizeUnknown(let why): run += "; size unknown (\(why))"
+            case .failed, nil: break
+            }
             lines.append(run)
         }
         var text = lines[0] + "\n"
         for line in lines.dropFirst() { text += "      \(line)\n" }
         for warning in job.warnings { text += "      ! \(warning)\n" }
+        if let warning = forecast?.probes[job.index]?.warning { text += "      ! \(warning)\n" }
         return text
     }
 
