@@ -9,6 +9,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case invalidInput = 2
     /// Another run holds the state folder's lock.
     case locked = 3
+    /// Stopped by SIGHUP (the terminal or SSH session it ran in went away).
+    case hungUp = 129
     /// Interrupted by SIGINT.
     case interrupted = 130
     /// Terminated by SIGTERM.
@@ -22,6 +24,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
                (clean: the state folder was kept)
           2    invalid manifest or usage
           3    another run holds the lock on the state folder
+          129  stopped by SIGHUP (its terminal closed; not under nohup)
           130  interrupted (SIGINT)
           143  terminated (SIGTERM)
         """

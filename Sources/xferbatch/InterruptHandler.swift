@@ -3,8 +3,12 @@ import Foundation
 import Synchronization
 import XferBatch
 
-/// SIGINT and SIGTERM: the first calls `stop` (the run winds down and reports); a second
-/// SIGINT exits at once with 130.
+/// SIGINT, SIGTERM and SIGHUP: the first calls `stop` (the run winds down and reports); a
+/// second SIGINT exits at once with 130.
+///
+/// SIGHUP (the terminal or SSH session closed) used to end a run on the spot, like a
+/// `kill -9`: safe, but without its report. It is handled only when the run did not
+/// inherit it ignored: under `nohup` it stays ignored and the run goes on.
 ///
 /// At once means `_exit`, as a `kill -9` would: no exit handlers. `exit` would tear
 /// OpenSSL down while the transfer thread may be inside it (a TLS or SSH transfer under
@@ -20,24 +24,45 @@ final class InterruptHandler: @unchecked Sendable {
     var received: Int32 { last.load(ordering: .acquiring) }
 
     init(stop: @escaping @Sendable () -> Void) {
+        var handled: [Int32] = []
         var sources: [any DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            sources.append(source)
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            // `signal` answers the disposition it replaces: SIG_IGN (1) is nohup's.
+            let inherited = signal(sig, SIG_IGN)
+            if sig == SIGHUP, unsafeBitCast(inherited, to: Int.self) == 1 { continue }
+            handled.append(sig)
+            sources.append(DispatchSource.makeSignalSource(signal: sig, queue: .global()))
         }
         self.sources = sources
-        for (sig, source) in zip([SIGINT, SIGTERM], sources) {
+        for (sig, source) in zip(handled, sources) {
             source.setEventHandler { [self] in
                 let (exchanged, previous) = self.last.compareExchange(expected: 0, desired: sig, ordering: .acquiringAndReleasing)
                 if exchanged {
-                    StandardStreams.writeError("\nxferbatch: stopping (\(sig == SIGINT ? "SIGINT" : "SIGTERM")): cancelling transfers; press Ctrl-C again to quit at once\n")
+                    StandardStreams.writeError("\nxferbatch: stopping (\(Self.name(of: sig))): cancelling transfers; press Ctrl-C again to quit at once\n")
                     stop()
                 } else if sig == SIGINT || previous == SIGINT {
                     _exit(ExitStatus.interrupted.rawValue)
                 }
             }
             source.resume()
+        }
+    }
+
+    static func name(of signal: Int32) -> String {
+        switch signal {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(signal)"
+        }
+    }
+
+    /// The exit status of a run that `signal` stopped.
+    static func exitStatus(for signal: Int32) -> ExitStatus {
+        switch signal {
+        case SIGTERM: .terminated
+        case SIGHUP: .hungUp
+        default: .interrupted
         }
     }
 }

@@ -13,8 +13,9 @@ struct RunCommand: AsyncParsableCommand {
             otherwise one plain line per job event and a progress line every --progress-interval. \
             The closing summary goes to stdout.
 
-            SIGINT or SIGTERM stops starting new jobs, cancels transfers (partial files stay), \
-            writes the report and exits 130 or 143; a second SIGINT exits at once.
+            SIGINT, SIGTERM or SIGHUP stops starting new jobs, cancels transfers (partial files \
+            stay), writes the report and exits 130, 143 or 129; a second SIGINT exits at once. \
+            Under nohup, SIGHUP stays ignored.
 
             \(ExitStatus.helpText)
             """
@@ -170,7 +171,7 @@ struct RunCommand: AsyncParsableCommand {
         summary(result.summaryText())
         if reportWritten, let report { summary("Report: \(report)\n") }
         withExtendedLifetime(lock) {}
-        var status: ExitStatus = result.summary.interrupted ? (signals.received == SIGTERM ? .terminated : .interrupted) : result.exitStatus
+        var status = result.summary.interrupted ? InterruptHandler.exitStatus(for: signals.received) : result.exitStatus
         // A report a cron job or CI step reads is part of the result: missing, the run did not succeed.
         if reportFailed, status == .success { status = .jobsFailed }
         if status != .success { throw ExitCode(status.rawValue) }

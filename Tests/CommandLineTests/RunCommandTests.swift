@@ -213,21 +213,62 @@ struct RunCommandTests {
     @Test func sigintStopsTheRunWritesTheReportAndExits130() async throws {
         let scratch = try Scratch()
         let server = try await FixtureServer.start()
-        server.addFile("slow.bin", Array(repeating: 7, count: 1_000_000))
-        server.script("/files/slow.bin", [.drip(bytesPerSecond: 10_000)])
+        let (status, stdout) = try await Self.signalDuringSlowDownload(SIGINT, scratch: scratch, server: server)
+        await server.stop()
+        #expect(status == 130)
+        #expect(stdout.hasPrefix("Interrupted: 0 succeeded, 1 cancelled of 1 jobs"))
+        #expect(FileManager.default.fileExists(atPath: scratch.path("r.json")))
+        let partial = FileManager.default.contents(atPath: scratch.path("out/slow.bin.xferpart"))
+        #expect((partial?.count ?? 0) >= 1_000, "the partial file stays, with what arrived")
+        #expect(partial.map { $0.allSatisfy { $0 == 7 } } == true)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/slow.bin")))
+    }
+
+    /// A closed terminal or SSH session sends SIGHUP: the run stops as for SIGTERM, with its
+    /// report, and exits 129. Before, SIGHUP's default action ended it on the spot.
+    @Test func sighupFromAClosedTerminalStopsTheRunWithItsReportAndExits129() async throws {
+        let scratch = try Scratch()
+        let server = try await FixtureServer.start()
+        let (status, stdout) = try await Self.signalDuringSlowDownload(SIGHUP, scratch: scratch, server: server)
+        await server.stop()
+        #expect(status == 129, "a wait status of 1 (SIGHUP) would be the default action")
+        #expect(stdout.hasPrefix("Interrupted: 0 succeeded, 1 cancelled of 1 jobs"))
+        #expect(FileManager.default.fileExists(atPath: scratch.path("r.json")))
+    }
+
+    /// Under `nohup` (SIGHUP inherited ignored) a hang-up changes nothing: the run finishes.
+    @Test func underNohupSIGHUPIsIgnoredAndTheRunFinishes() async throws {
+        let scratch = try Scratch()
+        let server = try await FixtureServer.start()
+        let (status, stdout) = try await Self.signalDuringSlowDownload(SIGHUP, scratch: scratch, server: server, bytes: 30_000,
+                                                                       launcher: ["/usr/bin/nohup"])
+        await server.stop()
+        #expect(status == 0)
+        #expect(stdout.hasPrefix("Done: 1 succeeded of 1 jobs"))
+        #expect(FileManager.default.contents(atPath: scratch.path("out/slow.bin"))?.count == 30_000)
+    }
+
+    /// Runs a download of `bytes` dripped at 20 KB/s, sends `signal` once the body is
+    /// flowing, and returns the exit status (or 1000 + the signal that ended the process)
+    /// and stdout. `launcher` goes before the binary (e.g. `nohup`).
+    static func signalDuringSlowDownload(_ signal: Int32, scratch: Scratch, server: FixtureServer, bytes: Int = 1_000_000,
+                                         launcher: [String] = []) async throws -> (Int32, String) {
+        server.addFile("slow.bin", Array(repeating: 7, count: bytes))
+        server.script("/files/slow.bin", [.drip(bytesPerSecond: 20_000)])
         try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "slow", "download": {"url": "\#(server.baseURL)/files/slow.bin", "to": "slow.bin"}}]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
         let process = Process()
-        process.executableURL = CommandRunner.binary
-        process.arguments = ["run", scratch.path("m.json"), "--report", scratch.path("r.json")]
+        let command = launcher + [CommandRunner.binary.path, "run", scratch.path("m.json"), "--report", scratch.path("r.json")]
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
         // Wait (bounded) until the body is flowing: a second drip is written 100 ms after
-        // the first, which the client has had time to receive. Then interrupt.
-        for _ in 0..<500 where server.dripped("slow.bin") < 2_000 { try await Task.sleep(for: .milliseconds(10)) }
-        kill(process.processIdentifier, SIGINT)
+        // the first, which the client has had time to receive. Then signal.
+        for _ in 0..<500 where server.dripped("slow.bin") < 4_000 { try await Task.sleep(for: .milliseconds(10)) }
+        kill(process.processIdentifier, signal)
         let stdout: String = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -235,15 +276,10 @@ struct RunCommandTests {
                 continuation.resume(returning: text)
             }
         }
-        for _ in 0..<500 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-        await server.stop()
-        #expect(process.terminationStatus == 130)
-        #expect(stdout.hasPrefix("Interrupted: 0 succeeded, 1 cancelled of 1 jobs"))
-        #expect(FileManager.default.fileExists(atPath: scratch.path("r.json")))
-        let partial = FileManager.default.contents(atPath: scratch.path("out/slow.bin.xferpart"))
-        #expect((partial?.count ?? 0) >= 1_000, "the partial file stays, with what arrived")
-        #expect(partial.map { $0.allSatisfy { $0 == 7 } } == true)
-        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/slow.bin")))
+        for _ in 0..<1000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        if process.isRunning { process.terminate() }
+        let status = process.terminationReason == .uncaughtSignal ? 1000 + process.terminationStatus : process.terminationStatus
+        return (status, stdout)
     }
 }
 
