@@ -120,7 +120,7 @@ struct PlanCommandTests {
         let server = try await FixtureServer.start()
         server.addFile("nohead.bin", [UInt8](repeating: 1, count: 1000))
         server.script("/files/nohead.bin", [.status(405), .status(405)])  // one per plan
-        let closedPort = try Self.closedPort()
+        let closedPort = try LoopbackPort.free()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-probe-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -146,21 +146,6 @@ struct PlanCommandTests {
             .map { $0["run"] as? [String: Any] ?? [:] } ?? []
         #expect(runs.map { $0["probeSizeUnknown"] as? String } == ["the server does not allow HEAD: 405", nil, nil])
         #expect(runs.map { $0["probeFailureRetried"] as? Bool } == [nil, false, true])
-    }
-
-    /// A 127.0.0.1 port nothing listens on: bound, then closed.
-    static func closedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Every run action this session added, in one JSON plan the schema must accept:

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XferFixtures
 
 /// A real server (nginx, vsftpd, sshd) started from Debian's package with a config of
 /// our own, on a free loopback port, in a scratch folder; stopped by `stop()`.
@@ -67,32 +68,13 @@ final class RealServer: @unchecked Sendable {
         if status != 0 { throw CommandFailed(command: [program] + arguments, status: status) }
     }
 
-    /// A port nobody listens on right now (bound, read, released).
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        try withUnsafeMutablePointer(to: &address) { pointer in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                guard bind(fd, raw, length) == 0, getsockname(fd, raw, &length) == 0 else {
-                    throw POSIXError(.EADDRINUSE)
-                }
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// Starts `arguments` (config written by `configure` into the folder) and waits,
     /// bounded, until the port accepts connections.
     static func start(name: String, program: String, arguments: (URL, Int) -> [String],
                       configure: (URL, Int) throws -> Void) throws -> RealServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let port = try freePort()
+        let port = try LoopbackPort.free()
         try configure(folder, port)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
