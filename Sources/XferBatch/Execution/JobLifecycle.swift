@@ -47,7 +47,8 @@ public struct JobLifecycle: Sendable {
         return .enqueue
     }
 
-    /// The job will not run: a dependency failed, or `--fail-fast` stopped the run.
+    /// The job will not run: a dependency failed, or the run stopped starting jobs
+    /// (`--fail-fast`, or a checkpoint that could not be saved).
     public mutating func skip(because why: String, at now: Duration) -> Action {
         guard !state.isFinal, !state.isRunning else { return .none }
         reason = why
