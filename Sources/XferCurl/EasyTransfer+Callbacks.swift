@@ -19,26 +19,6 @@ extension EasyTransfer {
         return size * count
     }
 
-    static let readCallback: curl_read_callback = { buffer, size, count, context in
-        guard let buffer, let context else { return Int(XB_CURL_READFUNC_ABORT) }
-        let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
-        let n = read(transfer.uploadDescriptor, buffer, size * count)
-        if n < 0 {
-            transfer.localFailure = EasyTransfer.localError(errno, "cannot read the upload source")
-            return Int(XB_CURL_READFUNC_ABORT)
-        }
-        return n
-    }
-
-    /// Moves the upload source back for libcurl when a request must be sent again: a 307
-    /// or 308 redirect, or an authentication round. Without it libcurl fails such an
-    /// upload with CURLE_SEND_FAIL_REWIND ("necessary data rewind wasn't possible").
-    static let seekCallback: curl_seek_callback = { context, offset, origin in
-        guard let context else { return Int32(CURL_SEEKFUNC_FAIL) }
-        let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
-        return lseek(transfer.uploadDescriptor, off_t(offset), origin) < 0 ? Int32(CURL_SEEKFUNC_FAIL) : Int32(CURL_SEEKFUNC_OK)
-    }
-
     /// Counters only: atomics, no allocation. Also the stall watchdog: libcurl calls this
     /// at least once a second even when nothing moves, and its own low-speed check
     /// averages over several seconds, which notices a stall late.

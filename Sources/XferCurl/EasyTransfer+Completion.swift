@@ -3,7 +3,7 @@ internal import CCurl
 extension EasyTransfer {
     /// The result of a transfer libcurl reported done with `code`.
     func result(for code: CURLcode) -> Result<TransferOutcome, TransferError> {
-        if let localFailure { return .failure(localFailure) }
+        if let failure = localFailure ?? uploadSources.lazy.compactMap(\.failure).first { return .failure(failure) }
         if notModified {
             return .success(TransferOutcome(status: 304, headers: responseHeaders, bytesTransferred: 0, effectiveURL: request.url, timings: timings()))
         }

@@ -136,21 +136,18 @@ extension EasyTransfer {
             if request.method == .head { try set(easy, CURLOPT_NOBODY, 1) }
             if request.method == .post { try set(easy, CURLOPT_POSTFIELDSIZE, 0); try set(easy, CURLOPT_POST, 1) }
         case .file(let path, _):
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw Self.localError(errno, "cannot open the upload source \(path)") }
-            uploadDescriptor = fd
-            var info = stat()
-            guard fstat(fd, &info) == 0 else { throw Self.localError(errno, "cannot read the size of \(path)") }
-            try check(xb_easy_setopt_read_function(easy, EasyTransfer.readCallback), "CURLOPT_READFUNCTION")
-            try set(easy, CURLOPT_READDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
-            try check(xb_easy_setopt_seek_function(easy, EasyTransfer.seekCallback), "CURLOPT_SEEKFUNCTION")
-            try set(easy, CURLOPT_SEEKDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
+            let source = try UploadSource(path: path)
+            uploadSources = [source]
+            try check(xb_easy_setopt_read_function(easy, UploadSource.readCallback), "CURLOPT_READFUNCTION")
+            try set(easy, CURLOPT_READDATA, pointer: source.context)
+            try check(xb_easy_setopt_seek_function(easy, UploadSource.seekCallback), "CURLOPT_SEEKFUNCTION")
+            try set(easy, CURLOPT_SEEKDATA, pointer: source.context)
             if request.method == .post && isHTTP {
                 try set(easy, CURLOPT_POST, 1)
-                try set(easy, CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(info.st_size))
+                try set(easy, CURLOPT_POSTFIELDSIZE_LARGE, offset: source.size)
             } else {
                 try set(easy, CURLOPT_UPLOAD, 1)
-                try set(easy, CURLOPT_INFILESIZE_LARGE, offset: Int64(info.st_size))
+                try set(easy, CURLOPT_INFILESIZE_LARGE, offset: source.size)
             }
             if request.options.createMissingDirectories { try set(easy, CURLOPT_FTP_CREATE_MISSING_DIRS, 1) }
         case .multipart(let fields, let files):
@@ -164,12 +161,14 @@ extension EasyTransfer {
                 try check(curl_mime_data(part, field.value, field.value.utf8.count), "form field \(field.name)")
             }
             for file in files {
-                guard access(file.path, R_OK) == 0 else { throw Self.localError(errno, "cannot read \(file.path)") }
+                let source = try UploadSource(path: file.path)
+                uploadSources.append(source)
                 guard let part = curl_mime_addpart(form) else { throw Self.mimeError("adding file \(file.path)") }
                 try check(curl_mime_name(part, file.field), "form file field")
                 // The file is read as the part is sent, never loaded whole.
-                try check(curl_mime_filedata(part, file.path), "form file \(file.path)")
-                if let name = file.filename { try check(curl_mime_filename(part, name), "form file name") }
+                try check(curl_mime_data_cb(part, curl_off_t(source.size), UploadSource.readCallback, UploadSource.seekCallback, nil, source.context),
+                          "form file \(file.path)")
+                try check(curl_mime_filename(part, file.filename ?? source.fileName), "form file name")
                 try check(curl_mime_type(part, file.contentType ?? ContentType.guess(forPath: file.path)), "form file type")
             }
             try check(xb_easy_setopt_mime(easy, form), "CURLOPT_MIMEPOST")

@@ -28,7 +28,8 @@ final class EasyTransfer: @unchecked Sendable {
     let errorBuffer: UnsafeMutablePointer<CChar>
     var headerList: UnsafeMutablePointer<curl_slist>?
     var mime: OpaquePointer?
-    var uploadDescriptor: Int32 = -1
+    /// The files the request's body reads (see `UploadSource`); kept until the handle is gone.
+    var uploadSources: [UploadSource] = []
 
     // Response state, filled by the callbacks.
     var responseHeaders: [String: String] = [:]
@@ -110,8 +111,7 @@ final class EasyTransfer: @unchecked Sendable {
         headerList = nil
         if let mime { curl_mime_free(mime) }
         mime = nil
-        if uploadDescriptor >= 0 { Glibc.close(uploadDescriptor) }
-        uploadDescriptor = -1
+        uploadSources = []
     }
 
     deinit {

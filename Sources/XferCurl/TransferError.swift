@@ -48,6 +48,10 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     /// mishandles ranges. Nothing of that body is written.
     public static let badContentRange = "bad-content-range"
 
+    /// The code of an upload whose source changed while it was sent (it ended before the
+    /// size announced, or its stamp differs afterwards): worth sending again.
+    public static let sourceChanged = "source-changed"
+
     /// Codes saying a partial cannot be continued (its file changed, or is shorter now, or
     /// the server cannot send the rest of it): the partial goes and the download starts
     /// again from byte 0.

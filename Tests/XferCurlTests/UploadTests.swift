@@ -75,6 +75,36 @@ struct UploadTests {
         }
     }
 
+    /// A source cut short while it is sent (a log rotated, a file rewritten) ends the
+    /// attempt at once as `source-changed`, worth another attempt; libcurl alone left the
+    /// server waiting for the announced bytes until the stall timeout.
+    @Test(arguments: [false, true])
+    func aSourceThatShrinksWhileSentFailsAtOnceAsChanged(multipart: Bool) async throws {
+        try await EngineTesting.with { t in
+            let path = t.write("growing.log", EngineTesting.bytes(2_000_000))
+            var request = TransferRequest(url: t.url(multipart ? "/forms/upload" : "/uploads/growing.log"),
+                                          method: multipart ? .post : .put,
+                                          body: multipart ? .multipart(fields: [], files: [.init(field: "f", path: path)])
+                                                          : .file(path: path, contentType: nil))
+            request.options.maxBytesPerSecond = 400_000  // 5 s for the whole file
+            request.options.stallTimeout = .seconds(3)
+            let progress = TransferProgress()
+            let engine = t.engine
+            let sending = Task { try await engine.perform(request, progress: progress) }
+            for _ in 0..<500 where progress.bytesDone == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(progress.bytesDone > 0, "the upload began")
+            #expect(truncate(path, 1000) == 0)
+            await #expect {
+                _ = try await sending.value
+            } throws: {
+                let error = $0 as? TransferError
+                return error?.code == TransferError.sourceChanged && error?.kind == .transient
+                    && error?.message.contains("shrank while it was being sent") == true
+            }
+            #expect(t.server.uploads.isEmpty, "nothing was received whole")
+        }
+    }
+
     @Test func aMissingUploadSourceIsALocalError() async throws {
         try await EngineTesting.with { t in
             await #expect {

@@ -56,7 +56,7 @@ extension JobRunner {
         // may hold bytes of both versions, and not the content hashed above. Not recorded
         // as done; the retry sends the source again.
         guard FileStamp.inputs(sources.map { ($0, $0) }).digest == stamp else {
-            throw JobFailure(kind: .transient, code: "source-changed",
+            throw JobFailure(kind: .transient, code: TransferError.sourceChanged,
                              message: "\(sources.count == 1 ? sources[0] : "a source") changed while it was being sent; it is sent again")
         }
         // v1 has no resumable-upload protocol: an interrupted upload starts again. `etag`

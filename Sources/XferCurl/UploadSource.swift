@@ -1,0 +1,91 @@
+internal import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One file an upload sends, the raw body or one file of a form, read by libcurl's read
+/// callback as the request goes out: never loaded whole.
+///
+/// Its size is taken once, when the transfer is prepared, and announced to the server
+/// (`Content-Length`, `CURLOPT_INFILESIZE`, a form part's size). Reads never go past it.
+/// A file that ends before it shrank while it was sent (a log rotated, a file rewritten):
+/// the transfer stops at once with `source-changed`, where libcurl would leave the server
+/// waiting for bytes that never come until the stall timeout. A file that grew is sent
+/// as announced; the job notices the change from the source's stamp afterwards.
+///
+/// Thread confinement: as its `EasyTransfer`, which owns it and outlives the handle.
+final class UploadSource {
+    let path: String
+    /// Bytes announced to the server.
+    let size: Int64
+    private let descriptor: Int32
+    /// Where the next read starts, in bytes (moved back when libcurl rewinds for a redirect).
+    private var position: Int64 = 0
+    /// Why reading stopped, when it did; wins over libcurl's CURLE_ABORTED_BY_CALLBACK.
+    private(set) var failure: TransferError?
+
+    /// Opens `path` and takes its size. Throws a local error naming the file.
+    init(path: String) throws(TransferError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw EasyTransfer.localError(errno, "cannot open the upload source \(path)") }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let err = errno
+            Glibc.close(fd)
+            throw EasyTransfer.localError(err, "cannot read the size of \(path)")
+        }
+        self.path = path
+        self.descriptor = fd
+        self.size = Int64(info.st_size)
+    }
+
+    deinit { Glibc.close(descriptor) }
+
+    /// The name a form part gives the file by default: its path's last component, as
+    /// `curl -F name=@path` sends it.
+    var fileName: String { String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(path)) }
+
+    /// The context pointer libcurl hands back to the callbacks; valid while `self` lives.
+    var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    /// Fills `buffer` with up to `capacity` bytes: the count, 0 at the announced end, or
+    /// libcurl's abort code with `failure` set.
+    func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        let wanted = min(capacity, Int(clamping: size - position))
+        guard wanted > 0 else { return 0 }
+        let n = Glibc.read(descriptor, buffer, wanted)
+        if n < 0 {
+            failure = EasyTransfer.localError(errno, "cannot read the upload source \(path)")
+            return Int(XB_CURL_READFUNC_ABORT)
+        }
+        if n == 0 {
+            failure = TransferError(kind: .transient, code: TransferError.sourceChanged,
+                                    message: "\(path) shrank while it was being sent: it ended after \(position) of the \(size) bytes announced; it is sent again")
+            return Int(XB_CURL_READFUNC_ABORT)
+        }
+        position += Int64(n)
+        return n
+    }
+
+    /// Moves to `offset` (from `origin`, as `lseek`) when libcurl must send the body
+    /// again: a 307 or 308 redirect, or an authentication round. False when it cannot.
+    func seek(to offset: Int64, from origin: Int32) -> Bool {
+        let moved = lseek(descriptor, off_t(offset), origin)
+        guard moved >= 0 else { return false }
+        position = Int64(moved)
+        return true
+    }
+
+    static let readCallback: curl_read_callback = { buffer, size, count, context in
+        guard let buffer, let context else { return Int(XB_CURL_READFUNC_ABORT) }
+        return Unmanaged<UploadSource>.fromOpaque(context).takeUnretainedValue().read(into: buffer, capacity: size * count)
+    }
+
+    /// Without it libcurl fails a rewound upload with CURLE_SEND_FAIL_REWIND ("necessary
+    /// data rewind wasn't possible").
+    static let seekCallback: curl_seek_callback = { context, offset, origin in
+        guard let context else { return Int32(CURL_SEEKFUNC_FAIL) }
+        let moved = Unmanaged<UploadSource>.fromOpaque(context).takeUnretainedValue().seek(to: Int64(offset), from: origin)
+        return moved ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
+    }
+}
