@@ -154,6 +154,27 @@ struct ArchiveExtractorTests {
         #expect(!FileManager.default.fileExists(atPath: s.staging))
     }
 
+    /// The folder, and folders the archive only implies, end with the mode `tar -x` gives a
+    /// new folder (0777 less the umask), not the 0700 that keeps them private while they
+    /// fill: a web server reading an extracted site was refused. A folder replaced keeps
+    /// the mode it had.
+    @Test func theFolderGetsANewFoldersModeOrKeepsTheModeOfTheOneItReplaces() throws {
+        let s = try ExtractionScratch()
+        try s.write("e\n", to: "e.txt")
+        let archive = s.root + "/implied.tar"
+        _ = try ArchiveWriter.write([.init(name: "d/e.txt", sourcePath: s.root + "/e.txt")],
+                                    to: archive, format: .tar, level: nil, reproducible: false)
+        #expect(mkdir(s.root + "/probe", 0o777) == 0)
+        let newFolder = s.mode(s.root + "/probe")
+        _ = try s.extract(archive)
+        #expect(s.mode(s.target) == newFolder)
+        #expect(s.mode(s.target + "/d") == newFolder)
+        #expect(chmod(s.target, 0o750) == 0)
+        _ = try s.extract(archive, options: ExtractionOptions(replacesFolder: true))
+        #expect(s.mode(s.target) == 0o750)
+        #expect(s.contents("d/e.txt") == "e\n")
+    }
+
     @Test(arguments: ArchiveFileFormat.allCases)
     func whatTheWriterPacksTheExtractorUnpacksByteForByte(format: ArchiveFileFormat) throws {
         let s = try ExtractionScratch()

@@ -30,6 +30,12 @@ final class ExtractionScratch: @unchecked Sendable {
         FileManager.default.contents(atPath: target + "/" + relative).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// Permission bits of `path` (links not followed).
+    func mode(_ path: String) -> Int? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? Int(info.st_mode & 0o7777) : nil
+    }
+
     func write(_ text: String, to relative: String) throws {
         let path = root + "/" + relative
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

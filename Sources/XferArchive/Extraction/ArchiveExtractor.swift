@@ -14,7 +14,9 @@ import Glibc
 /// nothing: the staging folder is removed and the target is untouched.
 ///
 /// Modes are kept without setuid, setgid and sticky bits; owners are not (the files belong
-/// to whoever runs the extraction). Memory is flat: data moves in 256 KiB blocks.
+/// to whoever runs the extraction). The folder itself ends with the mode of the folder it
+/// replaces, else with a new folder's (0777 less the umask), as do folders the archive
+/// implies without listing them. Memory is flat: data moves in 256 KiB blocks.
 public enum ArchiveExtractor {
     static let blockSize = 256 * 1024
 
@@ -25,15 +27,30 @@ public enum ArchiveExtractor {
     public static func extract(archiveAt archive: String, format: ArchiveFileFormat?, to target: String, staging: String,
                                options: ExtractionOptions, progress: (Int64) -> Bool = { _ in true }) throws(ExtractionError) -> ExtractionResult {
         FolderRemoval.remove(staging)
-        guard mkdir(staging, 0o700) == 0 else { throw StagingFolder.ioError(staging, "cannot create the staging folder") }
+        // Created as `mkdir` or `tar -x` would create the folder (0777 less the umask), to
+        // learn that mode without touching the process-wide umask (setting it to read it
+        // races with other threads creating files); then private while it fills.
+        guard mkdir(staging, 0o777) == 0 else { throw StagingFolder.ioError(staging, "cannot create the staging folder") }
+        var created = stat()
+        guard stat(staging, &created) == 0, chmod(staging, 0o700) == 0 else {
+            let error = StagingFolder.ioError(staging, "cannot set up the staging folder")
+            FolderRemoval.remove(staging)
+            throw error
+        }
+        let newFolderMode = UInt32(created.st_mode) & 0o777
         do throws(ExtractionError) {
-            var result = try fill(staging, from: archive, format: format, options: options, progress: progress)
+            var result = try fill(staging, from: archive, format: format, options: options, newFolderMode: newFolderMode, progress: progress)
             var info = stat()
             result.bytesIn = stat(archive, &info) == 0 ? Int64(info.st_size) : 0
             if !options.replacesFolder {
                 let foreign = ForeignFiles.find(in: target, against: staging)
                 if foreign.count > 0 { throw ExtractionError.foreignFiles(folder: target, examples: foreign.examples, count: foreign.count) }
             }
+            // The folder ends with the mode of the one it replaces, else a new folder's;
+            // always owner-writable, as the folders inside (see `StagingFolder.finish`).
+            var previous = stat()
+            let mode = lstat(target, &previous) == 0 && previous.st_mode & S_IFMT == S_IFDIR ? UInt32(previous.st_mode) & 0o777 : newFolderMode
+            if chmod(staging, mode | 0o700) != 0 { throw StagingFolder.ioError(staging, "cannot set the folder's mode") }
             try install(staging, at: target)
             return result
         } catch {
@@ -43,10 +60,10 @@ public enum ArchiveExtractor {
     }
 
     private static func fill(_ staging: String, from archive: String, format: ArchiveFileFormat?, options: ExtractionOptions,
-                             progress: (Int64) -> Bool) throws(ExtractionError) -> ExtractionResult {
+                             newFolderMode: UInt32, progress: (Int64) -> Bool) throws(ExtractionError) -> ExtractionResult {
         let reader: ArchiveReader
         do { reader = try ArchiveReader(path: archive, format: format) } catch { throw .unreadable(error) }
-        let folder = try StagingFolder(path: staging)
+        let folder = try StagingFolder(path: staging, impliedFolderMode: newFolderMode)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16)
         defer { buffer.deallocate() }
         var result = ExtractionResult(entries: 0, files: 0, folders: 0, links: 0, bytesIn: 0, bytesOut: 0)

@@ -8,7 +8,8 @@ import Glibc
 /// `openat(O_NOFOLLOW | O_DIRECTORY)`, so a symbolic link extracted earlier (even one that
 /// points inside) is never written through, and nothing can land outside the folder
 /// whatever the archive's order of entries. Missing parent folders are created (0700 while
-/// extracting; their final modes are applied by `finish()`).
+/// extracting; their final modes are applied by `finish()`: `impliedFolderMode` for a folder
+/// the archive has no entry for).
 final class StagingFolder {
     let root: Int32
     let path: String
@@ -18,8 +19,13 @@ final class StagingFolder {
     /// stay writable until its contents are in).
     private var folders: [(path: String, depth: Int, mode: UInt32, mtime: (seconds: Int, nanoseconds: Int)?)] = []
 
-    init(path: String) throws(ExtractionError) {
+    /// The mode of a folder an entry's path implies but the archive does not list, as
+    /// `tar -x` makes it: 0777 less the umask.
+    private let impliedFolderMode: UInt32
+
+    init(path: String, impliedFolderMode: UInt32) throws(ExtractionError) {
         self.path = path
+        self.impliedFolderMode = impliedFolderMode
         root = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         if root < 0 { throw Self.ioError(path, "cannot open the staging folder") }
     }
@@ -44,7 +50,7 @@ final class StagingFolder {
                     close(fd)
                     throw error
                 }
-                folders.append((folder.prefix(i + 1).joined(separator: "/"), i + 1, 0o755, nil))
+                folders.append((folder.prefix(i + 1).joined(separator: "/"), i + 1, impliedFolderMode, nil))
                 next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             }
             let failure = errno
