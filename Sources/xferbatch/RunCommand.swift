@@ -37,10 +37,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Flush partial downloads to the disk this often, so a resume after a reboot or power loss loses at most this much (e.g. 5s; off: never).", valueName: "duration"))
     var durableInterval = "5s"
 
-    @Option(help: ArgumentHelp("Write the run report (JSON, schemas/report.schema.json) to this file.", valueName: "file"))
+    @Option(help: ArgumentHelp("Write the run report (JSON, schemas/report.schema.json) to this file, or - for stdout.", valueName: "file"))
     var report: String?
 
-    @Option(help: ArgumentHelp("Write a JUnit XML report (one test case per job) to this file.", valueName: "file"))
+    @Option(help: ArgumentHelp("Write a JUnit XML report (one test case per job) to this file, or - for stdout.", valueName: "file"))
     var junit: String?
 
     @Option(help: ArgumentHelp("Write events as JSON Lines to this file, or - for stdout.", valueName: "file"))
@@ -68,13 +68,16 @@ struct RunCommand: AsyncParsableCommand {
         if let waitLock, WaitLockArgument.wait(waitLock) == nil {
             throw ValidationError("--wait-lock: \"\(waitLock)\" is not a duration such as 30s or 10m, or forever")
         }
+        if [events, report, junit].filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("only one of --events, --report and --junit can write to stdout (-)")
+        }
     }
 
     func run() async throws {
         LogSetup.bootstrap()
         var (plan, source) = try options.load(stateFolder: stateOptions.state)
         for (option, path) in [("--report", report), ("--junit", junit)] {
-            guard let path, let problem = ReportFile.prepare(writing: path) else { continue }
+            guard let path, path != "-", let problem = ReportFile.prepare(writing: path) else { continue }
             StandardStreams.writeError("xferbatch: \(option): cannot write \(path): \(problem)\n")
             throw ExitCode(ExitStatus.invalidInput.rawValue)
         }
@@ -110,7 +113,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         if let events {
             guard let sink = JSONLinesFile.open(events) else {
-                StandardStreams.writeError("xferbatch: cannot write events to \(events)\n")
+                StandardStreams.writeError("xferbatch: cannot write events to \(events): \(String(cString: strerror(errno)))\n")
                 throw ExitCode(ExitStatus.invalidInput.rawValue)
             }
             sinks.append(JSONLinesEventSink(clock: clock, write: sink))
@@ -154,26 +157,34 @@ struct RunCommand: AsyncParsableCommand {
         if let report {
             let fingerprint = FileDigest.sha256(of: source.bytes)  // as read: edited since, it is another manifest
             let bytes = RunReport(result: result, plan: plan, manifestFingerprint: fingerprint, startedAt: startedAt).json()
-            if let reason = ReportFile.write(bytes, to: report) {
+            if let reason = Self.write(bytes, to: report) {
                 StandardStreams.writeError("xferbatch: cannot write the report to \(report): \(reason)\n")
                 reportFailed = true
             } else {
                 reportWritten = true
             }
         }
-        if let junit, let reason = ReportFile.write(Array(JUnitReport(result: result, plan: plan).xml().utf8), to: junit) {
+        if let junit, let reason = Self.write(Array(JUnitReport(result: result, plan: plan).xml().utf8), to: junit) {
             StandardStreams.writeError("xferbatch: cannot write the JUnit report to \(junit): \(reason)\n")
             reportFailed = true
         }
-        // With --events -, stdout carries JSON Lines only: the summary goes to stderr.
-        let toStderr = events == "-"
+        // With --events -, --report - or --junit -, stdout carries that document only: the
+        // summary goes to stderr.
+        let toStderr = [events, report, junit].contains("-")
         let summary = { (text: String) in toStderr ? StandardStreams.writeError(text) : StandardStreams.write(text) }
         summary(result.summaryText())
-        if reportWritten, let report { summary("Report: \(report)\n") }
+        if reportWritten, let report, report != "-" { summary("Report: \(report)\n") }
         withExtendedLifetime(lock) {}
         var status = result.summary.interrupted ? InterruptHandler.exitStatus(for: signals.received) : result.exitStatus
         // A report a cron job or CI step reads is part of the result: missing, the run did not succeed.
         if reportFailed, status == .success { status = .jobsFailed }
         if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    /// A report to `path`, or to stdout for `-`: nil when written, else why not.
+    private static func write(_ bytes: [UInt8], to path: String) -> String? {
+        guard path == "-" else { return ReportFile.write(bytes, to: path) }
+        StandardStreams.write(bytes)
+        return nil
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Unbuffered writes to stdout and stderr that outlive their reader.
 ///
@@ -9,47 +8,29 @@ import Synchronization
 /// Foundation's `FileHandle.write` traps on the `EPIPE` that follows once SIGPIPE is
 /// ignored. So `ignoreBrokenPipes()` ignores SIGPIPE, as curl does (libcurl asks for it
 /// anyway under `CURLOPT_NOSIGNAL`: a TLS library may write to a closed socket), and a
-/// stream whose write fails is dropped: the run finishes, with its state, report and exit
-/// status whole; only the lines nobody could read are lost.
-///
-/// Each call is one `write(2)` where the kernel takes it whole (large outputs go out in
-/// one call), continued after a partial write or `EINTR`.
+/// stream whose write fails is dropped (see `OutputDescriptor`): the run finishes, with its
+/// state, report and exit status whole; only the lines nobody could read are lost.
 enum StandardStreams {
     /// Called first thing: from then on a closed reader shows as `EPIPE` on the write.
     static func ignoreBrokenPipes() {
         signal(SIGPIPE, SIG_IGN)
     }
 
-    /// Set once a stream's write failed: later writes are not attempted.
-    private static let outputGone = Atomic<Bool>(false)
-    private static let errorGone = Atomic<Bool>(false)
+    /// Dropped once a write failed: later writes are not attempted.
+    private static let output = OutputDescriptor(STDOUT_FILENO)
+    private static let error = OutputDescriptor(STDERR_FILENO)
 
     static func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { send($0, to: STDOUT_FILENO, gone: outputGone) }
+        bytes.withUnsafeBytes { output.write($0) }
     }
 
     static func write(_ text: String) {
         var text = text
-        text.withUTF8 { send(UnsafeRawBufferPointer($0), to: STDOUT_FILENO, gone: outputGone) }
+        text.withUTF8 { output.write(UnsafeRawBufferPointer($0)) }
     }
 
     static func writeError(_ text: String) {
         var text = text
-        text.withUTF8 { send(UnsafeRawBufferPointer($0), to: STDERR_FILENO, gone: errorGone) }
-    }
-
-    private static func send(_ bytes: UnsafeRawBufferPointer, to fd: Int32, gone: borrowing Atomic<Bool>) {
-        guard !gone.load(ordering: .relaxed), var next = bytes.baseAddress else { return }
-        var left = bytes.count
-        while left > 0 {
-            let written = Glibc.write(fd, next, left)
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else {
-                gone.store(true, ordering: .relaxed)
-                return
-            }
-            next += written
-            left -= written
-        }
+        text.withUTF8 { error.write(UnsafeRawBufferPointer($0)) }
     }
 }

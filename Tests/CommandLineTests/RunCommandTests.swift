@@ -182,6 +182,80 @@ struct RunCommandTests {
         #expect(result.stderr.contains("Report: \(scratch.path("r.json"))"))
     }
 
+    /// `--report /dev/stdout` or `--events /dev/null` as root (a CI container): a file
+    /// renamed over the path replaced the device node itself, for every program on the
+    /// machine. A FIFO stands in for the device here; a link keeps leading to the report.
+    @Test func reportsAndEventsGoIntoADeviceOrThroughALinkWithoutReplacingIt() async throws {
+        let scratch = try Scratch()
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        #expect(mkfifo(scratch.path("report.fifo"), 0o600) == 0 && mkfifo(scratch.path("events.fifo"), 0o600) == 0)
+        // Readers first, so the run's opens do not wait; the pipes hold what it writes.
+        let reports = open(scratch.path("report.fifo"), O_RDONLY | O_NONBLOCK), events = open(scratch.path("events.fifo"), O_RDONLY | O_NONBLOCK)
+        defer { close(reports); close(events) }
+        try "old".write(toFile: scratch.path("junit-target.xml"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("junit.xml"), withDestinationPath: "junit-target.xml")
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--report", scratch.path("report.fifo"),
+                                                  "--events", scratch.path("events.fifo"), "--junit", scratch.path("junit.xml")])
+        #expect(result.status == 0, "\(result.stderr)")
+        for fifo in ["report.fifo", "events.fifo"] {
+            var info = stat()
+            #expect(lstat(scratch.path(fifo), &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "\(fifo) is still a FIFO")
+        }
+        let report = try JSONSerialization.jsonObject(with: Data(Self.drain(reports))) as? [String: Any]
+        #expect((report?["summary"] as? [String: Any])?["succeeded"] as? Int == 1)
+        let lines = String(decoding: Self.drain(events), as: UTF8.self).split(separator: "\n")
+        #expect(lines.first?.contains(#""event":"run-started""#) == true && lines.last?.contains(#""event":"run-finished""#) == true)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: scratch.path("junit.xml")) == "junit-target.xml")
+        #expect(try String(contentsOfFile: scratch.path("junit-target.xml"), encoding: .utf8).contains("<testsuite"))
+    }
+
+    /// What a non-blocking descriptor holds now.
+    static func drain(_ fd: Int32) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            guard n > 0 else { return bytes }
+            bytes += buffer[..<n]
+        }
+    }
+
+    /// As `--events -`: the document is all stdout carries, and only one may take it.
+    @Test func aReportOnStdoutLeavesTheSummaryToStderrAndOnlyOneDocumentMayTakeStdout() async throws {
+        let scratch = try Scratch()
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--report", "-"], in: scratch.folder)
+        #expect(result.status == 0)
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect((report?["summary"] as? [String: Any])?["succeeded"] as? Int == 1, "\(result.stdout)")
+        #expect(result.stderr.hasPrefix("Done: 0 succeeded, 1 up-to-date of 1 jobs") || result.stderr.hasPrefix("Done: 1 succeeded of 1 jobs"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("-")))
+        let both = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--junit", "-", "--events", "-"])
+        #expect(both.status == 2)
+        #expect(both.stderr.hasPrefix("Error: only one of --events, --report and --junit can write to stdout (-)"))
+    }
+
+    /// A full disk (or a FIFO's reader gone) under the events file: said once, and the run
+    /// finishes with its outputs and exit status. Foundation's `FileHandle.write` trapped.
+    @Test func eventsThatCannotBeWrittenAreSaidOnceAndTheRunGoesOn() async throws {
+        guard let disk = RunCommandTests.smallDisk(bytes: 64 << 10) else { return }
+        let filler = open(disk.path + "/filler", O_WRONLY | O_CREAT, 0o644)
+        let block = [UInt8](repeating: 0, count: 4096)
+        while write(filler, block, block.count) > 0 {}
+        close(filler)
+        let scratch = try Scratch()
+        let jobs = (0..<5).map { #"{"id": "j\#($0)", "download": {"url": "data:,file \#($0)", "to": "f\#($0).txt"}}"# }
+        try #"{"version": 1, "outputDir": "out", "jobs": [\#(jobs.joined(separator: ", "))]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--events", disk.path + "/events.jsonl"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("Done: 5 succeeded of 5 jobs"))
+        #expect(result.stderr == "xferbatch: events are no longer written to \(disk.path)/events.jsonl: \(String(cString: strerror(ENOSPC)))\n")
+        #expect(FileManager.default.contents(atPath: scratch.path("out/f4.txt")) == Data("file 4".utf8))
+    }
+
     @Test func aReportReplacesThePreviousOneWhole() async throws {
         let scratch = try Scratch()
         try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
