@@ -145,6 +145,22 @@ struct ArchiveJobTests {
         #expect(try Self.tarNames(t.folder.path + "/d/z.tar") == ["d/a.txt"])
     }
 
+    /// `outputDir: "."` and an archive of `"."`: the state folders beside the manifest and
+    /// the one given with `--state` are the run's own, a checkpoint database being written;
+    /// they were packed too.
+    @Test func aFolderInputHoldingStateFoldersDoesNotPackThem() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        for file in [".xferbatch/m.json/checkpoints.sqlite", "st/checkpoints.sqlite", "st/lock", "a.txt", "docs/b.txt"] {
+            let path = t.folder.path + "/" + file
+            try FileManager.default.createDirectory(atPath: PathText.parent(path), withIntermediateDirectories: true)
+            try Data(file.utf8).write(to: URL(fileURLWithPath: path))
+        }
+        let plan = try t.plan(jobs: #"{"id": "z", "archive": {"from": ["."], "to": "all.tar"}}"#, stateFolder: t.folder.path + "/st")
+        #expect(await t.run(plan).state("z") == .succeeded)
+        #expect(try Self.tarNames(t.folder.path + "/all.tar") == ["a.txt", "docs/b.txt"])
+    }
+
     /// Two downloads (a.txt, b.txt) packed into z.tar by an archive job that removes them.
     static func packing(_ t: E) throws -> Plan {
         t.transport.script("https://x.org/a", [.body(Array("aa".utf8))])

@@ -37,10 +37,10 @@ struct ExecutorTesting {
     }
 
     func plan(jobs: String, limits: String = #"{"concurrency": 8, "perHost": 4}"#, defaults: String = "{}",
-              environment: [String: String] = [:]) throws -> Plan {
+              environment: [String: String] = [:], stateFolder: String? = nil) throws -> Plan {
         let json = #"{"version": 1, "outputDir": "\#(folder.path)", "limits": \#(limits), "defaults": \#(defaults), "jobs": [\#(jobs)]}"#
         let loaded = try ManifestLoader(environment: environment).decode(bytes: Array(json.utf8), path: "m.json", directory: folder.path)
-        return try Planner(environment: environment).plan(loaded)
+        return try Planner(environment: environment).plan(loaded, stateFolder: stateFolder)
     }
 
     func executor(_ plan: Plan, environment: [String: String] = [:], failFast: Bool = false, unit: Double = 0.5,

@@ -34,7 +34,7 @@ public struct PackedSources: Sendable {
             let settled = job.inputs.allSatisfy { input in
                 switch input {
                 case .path(let pattern):
-                    return ArchiveRunner.files(of: pattern, excluding: a.to).allSatisfy { FileStamp.of($0) == nil }
+                    return ArchiveRunner.files(of: pattern, excluding: a.to, skipping: plan.runFolders).allSatisfy { FileStamp.of($0) == nil }
                 case .job(let id, let path):
                     guard let index = indexByID[id] else { return false }
                     let source = plan.jobs[index]

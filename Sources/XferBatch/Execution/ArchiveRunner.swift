@@ -11,6 +11,8 @@ struct ArchiveRunner {
     let outputs: RunOutputs
     let outputDirectory: String
     let checkpoints: (any CheckpointStore)?
+    /// Folders never packed (`Plan.runFolders`).
+    let runFolders: [String]
     /// Built before from sources it removed, and unchanged since (see `PackedSources`):
     /// up to date, though its inputs are gone.
     var standing = false
@@ -77,7 +79,7 @@ struct ArchiveRunner {
                 }
                 files.append(path)
             case .path(let pattern):
-                let matches = Self.files(of: pattern, excluding: own)
+                let matches = Self.files(of: pattern, excluding: own, skipping: runFolders)
                 if matches.isEmpty {
                     throw JobFailure(kind: .permanent, code: "missing-input",
                                      message: Glob.isPattern(pattern) ? "nothing matches \(pattern)" : "the folder \(pattern) holds no files")
@@ -94,22 +96,27 @@ struct ArchiveRunner {
 
     /// The files a path input stands for: a glob's matches, every file under a folder (as
     /// `tar` packs a folder; empty folders are not kept), or the file itself; never `own`
-    /// (the archive being built).
-    static func files(of input: String, excluding own: String? = nil) -> [String] {
-        if Glob.isPattern(input) { return expand(input).filter { $0 != own } }
+    /// (the archive being built), partial files, or anything in `runFolders`.
+    static func files(of input: String, excluding own: String?, skipping runFolders: [String]) -> [String] {
+        if Glob.isPattern(input) { return expand(input, skipping: runFolders).filter { $0 != own } }
         var info = stat()
-        if stat(input, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return expand(input + "/**").filter { $0 != own } }
+        if stat(input, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return expand(input + "/**", skipping: runFolders).filter { $0 != own } }
         return [input]
     }
 
-    /// Files under the pattern's fixed leading folder that match it.
-    static func expand(_ pattern: String) -> [String] {
+    /// Files under the pattern's fixed leading folder that match it, outside `runFolders`.
+    static func expand(_ pattern: String, skipping runFolders: [String]) -> [String] {
         let fixed = Glob.fixedFolder(of: pattern)
+        if runFolders.contains(where: { PathText.isWithin(fixed, folder: $0) }) { return [] }
         let glob = Glob(pattern)
         guard let walker = FileManager.default.enumerator(atPath: fixed) else { return [] }
         var matches: [String] = []
         while let relative = walker.nextObject() as? String {
             let full = fixed + "/" + relative
+            if runFolders.contains(full) {
+                walker.skipDescendants()
+                continue
+            }
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: full, isDirectory: &isFolder), !isFolder.boolValue,
                !full.hasSuffix(".xferpart"), !full.contains(".xferpart/"), glob.matches(full) {

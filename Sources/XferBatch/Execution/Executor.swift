@@ -81,6 +81,7 @@ public final class Executor: Sendable {
                                bandwidthPerTransfer: Self.bandwidthPerTransfer(plan), checkpoints: options.checkpoints,
                                forceUploads: options.force)
         runner.durableInterval = options.durableInterval
+        runner.runFolders = plan.runFolders
         if let store = options.checkpoints { runner.packed = PackedSources(plan: plan, store: store) }
         var scheduler = RunScheduler(plan: plan, failFast: options.failFast)
         events.handle(.runStarted(jobs: plan.jobs.count, name: plan.name))

@@ -33,6 +33,8 @@ struct JobRunner: Sendable {
     /// How often a resumable download's partial is flushed and its length recorded as
     /// durable (nil: never; a reboot then restarts partial downloads).
     var durableInterval: Duration? = nil
+    /// Folders no archive packs (`Plan.runFolders`).
+    var runFolders: [String] = []
     let userAgent = "xferbatch/\(XferBatchVersion.current)"
 
     /// One attempt; `began` is called once it is decided that the job is not up to date
@@ -50,7 +52,7 @@ struct JobRunner: Sendable {
             case .upload(let upload): return .success(try await self.upload(job, upload, progress: progress, began: began))
             case .archive:
                 let runner = ArchiveRunner(outputs: outputs, outputDirectory: outputDirectory, checkpoints: checkpoints,
-                                           standing: packed.archives.contains(job.id))
+                                           runFolders: runFolders, standing: packed.archives.contains(job.id))
                 return .success(try await BlockingWork.run { try runner.build(job, progress: progress, began: began, cancellation: $0) })
             case .extract:
                 let runner = ExtractRunner(outputs: outputs, checkpoints: checkpoints)

@@ -16,4 +16,12 @@ extension Plan {
 
     /// The folder beside the manifests that holds each one's state folder.
     public static let stateFolderName = ".xferbatch"
+
+    /// The folders runs keep for themselves: `.xferbatch/` beside the manifest (every
+    /// manifest's default state folder) and the state folder given with `--state`. Never an
+    /// archive's input: a folder input holding one would pack a checkpoint database while
+    /// it is written (`outputDir: "."` with an archive of `"."` did).
+    public var runFolders: [String] {
+        [directory == "/" ? "/" + Self.stateFolderName : directory + "/" + Self.stateFolderName] + (givenStateFolder.map { [$0] } ?? [])
+    }
 }

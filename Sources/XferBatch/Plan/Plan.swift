@@ -14,6 +14,8 @@ public struct Plan: Sendable {
     public var graph: JobGraph
     /// What a run would do, when the plan was made with a checkpoint store.
     public var forecast: RunForecast?
+    /// The state folder given instead of the default (`--state`), absolute.
+    public var givenStateFolder: String?
 
     public init(name: String?, manifestPath: String, directory: String, outputDirectory: String,
                 limits: Limits, jobs: [PlannedJob], graph: JobGraph) {

@@ -98,8 +98,10 @@ public struct Planner: Sendable {
         problems += OwnFilesCheck(manifestPath: manifestPath, directory: directory, stateFolder: stateFolder)
             .problems(jobs: jobs, planned: planned, outputs: outputs)
         if !problems.isEmpty { throw PlanningError(diagnostics: problems) }
-        return Plan(name: manifest.name, manifestPath: manifestPath, directory: directory,
-                    outputDirectory: outputDirectory, limits: manifest.limits, jobs: planned, graph: graph)
+        var plan = Plan(name: manifest.name, manifestPath: manifestPath, directory: directory,
+                        outputDirectory: outputDirectory, limits: manifest.limits, jobs: planned, graph: graph)
+        plan.givenStateFolder = stateFolder.map(PathText.absolute)
+        return plan
     }
 
     static func path(_ job: Job, _ key: String) -> JSONPath { JobPath.of(job).appending(key) }
