@@ -13,6 +13,20 @@ struct PlanRenderingTests {
         ].joined(separator: ","), extra: #""name": "demo","#))
     }
 
+    /// Each local input is shown as destinations are, relative to the manifest's folder
+    /// (the run's log showed the first one relative and the others absolute); outside it
+    /// a path stays absolute, and machine-read outputs keep them all absolute.
+    @Test func anArchivesInputsAreEachShownRelativeToTheManifestsFolder() throws {
+        let plan = try M.plan(M.manifest(jobs: [
+            M.download("a", to: "a.bin"),
+            #"{"id": "z", "allowOutsideOutputDir": true, "archive": {"from": ["a", "logs", "docs/*.txt", "/var/tmp/x.log"], "to": "z.tar"}}"#,
+        ].joined(separator: ",")))
+        let z = try #require(plan.jobs.last)
+        #expect(z.source(relativeTo: plan.directory) == "a, logs, docs/*.txt, /var/tmp/x.log")
+        #expect(z.source == "a, /work/logs, /work/docs/*.txt, /var/tmp/x.log")
+        #expect(plan.text().contains("      a, logs, docs/*.txt, /var/tmp/x.log -> z.tar (tar)"), "\(plan.text())")
+    }
+
     @Test func jsonRoundTripsThroughTheParserWithWavesAndJobs() throws {
         let plan = try samplePlan()
         let root = try JSONParser.parse(plan.json())

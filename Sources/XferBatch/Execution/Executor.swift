@@ -137,7 +137,7 @@ public final class Executor: Sendable {
             case .start(let j, let attempt):
                 let job = plan.jobs[j]
                 logger.debug("job started", metadata: ["job.id": "\(job.id)", "job.attempt": "\(attempt)"])
-                let started = RunEvent.jobStarted(id: job.id, attempt: attempt, source: display(job.source), destination: display(job.destination))
+                let started = RunEvent.jobStarted(id: job.id, attempt: attempt, source: job.source(relativeTo: plan.directory), destination: display(job.destination))
                 let board = progress, clock = clock, events = events
                 group.addTask {
                     let announce = StartAnnouncement { events.handle(started) }

@@ -262,17 +262,25 @@ extension EffectiveTransfer {
 }
 
 extension PlannedJob {
-    /// Where the job reads from, for display: a redacted URL, or local paths.
-    public var source: String {
+    /// Where the job reads from, for display: a redacted URL, or local paths (absolute).
+    public var source: String { sources.joined(separator: ", ") }
+
+    /// `source` with each local path shown relative to `base` when it lies inside it, as
+    /// destinations are shown; the others stay absolute.
+    public func source(relativeTo base: String) -> String {
+        sources.map { $0.hasPrefix("/") ? PathText.display($0, relativeTo: base) : $0 }.joined(separator: ", ")
+    }
+
+    private var sources: [String] {
         switch action {
-        case .download(let d): d.url.redacted
-        case .upload(let u): u.sourcePaths.joined(separator: ", ")
+        case .download(let d): [d.url.redacted]
+        case .upload(let u): u.sourcePaths
         case .archive, .extract: inputs.map { input in
             switch input {
             case .job(let id, _): id
             case .path(let p): p
             }
-        }.joined(separator: ", ")
+        }
         }
     }
 

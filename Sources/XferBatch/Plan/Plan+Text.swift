@@ -59,7 +59,7 @@ extension Plan {
                 }
             }
         case .archive(let a):
-            lines.append("\(job.source) -> \(show(a.to)) (\(a.format.rawValue)\(a.level.map { ", level \($0)" } ?? "")\(a.reproducible ? ", reproducible" : ""))")
+            lines.append("\(job.source(relativeTo: directory)) -> \(show(a.to)) (\(a.format.rawValue)\(a.level.map { ", level \($0)" } ?? "")\(a.reproducible ? ", reproducible" : ""))")
         case .extract(let e):
             let archive = job.inputs.first.map { input in
                 guard case .job(let id, let path) = input else { return "" }
