@@ -102,7 +102,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         var sinks: [any EventSink] = []
         let board = ProgressBoard()
-        let display = !quiet && Terminal.isTerminal(fileDescriptor: 2)
+        let display = !quiet && Terminal.canRedraw(fileDescriptor: 2, environment: environment)
             ? TerminalDisplay(board: board, clock: clock, width: { Terminal.width(fileDescriptor: 2) },
                               color: environment["NO_COLOR"] == nil) { StandardStreams.writeError($0) }
             : nil

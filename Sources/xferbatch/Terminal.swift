@@ -2,10 +2,13 @@
 import Glibc
 #endif
 
-/// Whether stderr is a terminal, and how wide it is (for the live display).
+/// Whether stderr is a terminal the live display can draw on, and how wide it is.
 enum Terminal {
-    static func isTerminal(fileDescriptor fd: Int32) -> Bool {
-        isatty(fd) == 1
+    /// Whether the live display can redraw itself on `fd`: a terminal whose `TERM` is not
+    /// `dumb`. A dumb terminal (Emacs' shell, some CI consoles) cannot move the cursor, so
+    /// every redraw would pile up as escape codes; it gets the plain log lines instead.
+    static func canRedraw(fileDescriptor fd: Int32, environment: [String: String]) -> Bool {
+        isatty(fd) == 1 && environment["TERM"] != "dumb"
     }
 
     /// Columns from the terminal, else `COLUMNS`, else 80.

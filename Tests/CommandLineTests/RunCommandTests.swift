@@ -256,6 +256,26 @@ struct RunCommandTests {
         #expect(FileManager.default.contents(atPath: scratch.path("out/f4.txt")) == Data("file 4".utf8))
     }
 
+    /// A terminal that cannot move the cursor (`TERM=dumb`: Emacs' shell, some CI
+    /// consoles) gets the plain log lines; before, every redraw of the live display piled
+    /// up there as escape codes. A capable terminal keeps the live display.
+    @Test(arguments: [("dumb", false), ("xterm", true)])
+    func aDumbTerminalGetsThePlainLogNotTheLiveDisplay(term: String, redraws: Bool) async throws {
+        let scratch = try Scratch()
+        let server = try await FixtureServer.start()
+        server.addFile("slow.bin", [UInt8](repeating: 7, count: 20_000))
+        server.script("/files/slow.bin", [.drip(bytesPerSecond: 20_000)])  // about a second: several redraws
+        try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "slow", "download": {"url": "\#(server.baseURL)/files/slow.bin", "to": "slow.bin"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        // script(1) runs the command on a pseudo-terminal and copies what it shows to stdout.
+        let result = try await CommandRunner.runTool("/usr/bin/env", ["TERM=\(term)", "script", "-qec",
+                                                                       "\(CommandRunner.binary.path) run \(scratch.path("m.json"))", "/dev/null"])
+        await server.stop()
+        #expect(result.stdout.contains("Done: 1 succeeded of 1 jobs"), "\(result.stdout)")
+        #expect(result.stdout.contains("\u{1B}[") == redraws, "\(result.stdout)")
+        #expect(result.stdout.contains("] done     slow 19.5 KiB"), "the log line, in both")
+    }
+
     @Test func aReportReplacesThePreviousOneWhole() async throws {
         let scratch = try Scratch()
         try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
