@@ -3,7 +3,7 @@ import Foundation
 extension TransferRequest {
     /// Every value this request carries that may be a credential: what `auth` sends (Basic
     /// also as its header encodes it), the `originBoundHeaders` (read from the
-    /// environment), the URL's userinfo, and the values of its query (pre-signed URLs keep
+    /// environment), the `secretTexts`, the URL's userinfo, and the values of its query (pre-signed URLs keep
     /// their signatures there), each also percent-decoded. Text built from what a server
     /// sent back is scrubbed of these (`ErrorBodyExcerpt`). Query values shorter than
     /// `shortestQueryValue` (`1`, `json`) are too common to be credentials, and scrubbing
@@ -16,6 +16,7 @@ extension TransferRequest {
         case .none, .netrc: break
         }
         values += headers.filter { originBoundHeaders.contains($0.name.lowercased()) }.map(\.value)
+        values += secretTexts
         if let info = URLText.userinfo(of: url) { values += info.split(separator: ":", maxSplits: 1).map(String.init) }
         let beforeFragment = url.prefix { $0 != "#" }
         if let query = beforeFragment.firstIndex(of: "?") {

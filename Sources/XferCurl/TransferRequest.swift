@@ -14,6 +14,10 @@ public struct TransferRequest: Sendable {
     /// other header to whatever host a redirect names, so a request with such headers
     /// follows its redirects in the engine (see `EasyTransfer+Redirects`).
     public var originBoundHeaders: Set<String> = []
+    /// Other text of this request that is a credential (what the URL took from a secret
+    /// environment variable): scrubbed, as the rest of `secretValues`, from what a server
+    /// sends back.
+    public var secretTexts: [String] = []
     public var auth: Auth
     public var body: Body
     public var destination: Destination

@@ -43,4 +43,38 @@ struct EnvironmentExpansionTests {
         #expect(d.url.string == "https://m.example.org/f")
         #expect(d.to == "/work/out/nightly/f.bin")
     }
+
+    @Test(arguments: [("API_TOKEN", true), ("SLACK_WEBHOOK", true), ("DEPLOY_KEY", true), ("DB_PASSWORD", true),
+                      ("AWS_SECRET_ACCESS_KEY", true), ("GITHUB_AUTH", true), ("ftp_pass", true), ("URL_SIG", true),
+                      ("VERSION", false), ("HOST", false), ("KEYBOARD_LAYOUT", false), ("MONKEY", false), ("HOME", false)])
+    func aVariableNameSaysWhetherItHoldsASecret(name: String, secret: Bool) {
+        #expect(EnvironmentExpander.looksSecret(name) == secret)
+    }
+
+    @Test func theValuesOfSecretVariablesAreNotedAndOthersAreNot() throws {
+        let expander = EnvironmentExpander(environment: ["HOST": "example.org", "API_TOKEN": "t0k3n-1234", "EMPTY_TOKEN": ""])
+        let (text, secrets) = try expander.expandNotingSecrets("https://${HOST}/${API_TOKEN}/${EMPTY_TOKEN:-x}$${API_TOKEN}")
+        #expect(text == "https://example.org/t0k3n-1234/x${API_TOKEN}")
+        #expect(secrets == ["t0k3n-1234"], "a default or an escaped reference is no secret")
+    }
+
+    /// A token in a webhook's path is as secret as one in a query: wherever the URL is
+    /// shown (plan, log, events, reports) it reads `REDACTED`; the request carries it.
+    @Test func aURLShowsNoTextFromASecretVariable() throws {
+        let jobs = [ManifestTesting.download("hook", "https://hooks.example.org/services/${HOOK_TOKEN}/post"),
+                    ManifestTesting.download("all", "${WEBHOOK_URL}"),
+                    ManifestTesting.download("v", "https://example.org/${VERSION}/f")].joined(separator: ",")
+        let plan = try ManifestTesting.plan(ManifestTesting.manifest(jobs: jobs),
+                                            environment: ["HOOK_TOKEN": "T0/B1 x", "WEBHOOK_URL": "https://hooks.example.org/T0/xyz?k=1", "VERSION": "v1.2"])
+        let urls = plan.jobs.compactMap { if case .download(let d) = $0.action { d.url } else { nil } }
+        #expect(urls.map(\.redacted) == ["https://hooks.example.org/services/REDACTED/post", "https://hooks.example.org/REDACTED",
+                                         "https://example.org/v1.2/f"])
+        #expect(urls[0].string == "https://hooks.example.org/services/T0/B1%20x/post")
+        for shown in [plan.text(), String(decoding: plan.json(), as: UTF8.self)] {
+            #expect(!shown.contains("B1") && !shown.contains("xyz"))
+        }
+        // Nor does it name the file: the job id does.
+        #expect(FileNaming.name(contentDisposition: nil, finalURL: urls[1].string, jobID: "all", secrets: urls[1].secretTexts) == "all")
+        #expect(FileNaming.name(contentDisposition: nil, finalURL: urls[2].string, jobID: "v", secrets: urls[2].secretTexts) == "f")
+    }
 }

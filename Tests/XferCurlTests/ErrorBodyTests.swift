@@ -66,6 +66,17 @@ struct ErrorBodyTests {
         }
     }
 
+    /// Text the URL took from a secret variable (a webhook's token in its path) is
+    /// scrubbed from a server's echo like any other credential.
+    @Test func aSecretInTheURLsPathThatAServerEchoesIsScrubbed() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("hook-T0B1C2D3E4", [1])
+            t.server.script("/files/hook-T0B1C2D3E4", [.answer(404, contentType: "text/plain", body: Array("no webhook hook-T0B1C2D3E4 here".utf8))])
+            let (result, _) = try await t.download("/files/hook-T0B1C2D3E4") { $0.secretTexts = ["T0B1C2D3E4"] }
+            #expect(result.failure?.message == "the server answered 404: no webhook hook-*** here")
+        }
+    }
+
     /// Basic credentials travel base64-encoded, and those from `.netrc` are not known to
     /// the request at all: an echoed `Authorization` header is scrubbed either way.
     @Test(arguments: [TransferRequest.Auth.basic(user: "deploy", password: "hunter22"), .netrc(file: nil)])

@@ -4,12 +4,14 @@
 /// the final URL's last path segment, percent-decoded; else the job id. The result is a
 /// plain base name: no separators, no `..`, no control characters, no leading dot.
 public enum FileNaming {
-    public static func name(contentDisposition: String?, finalURL: String, jobID: String) -> String {
+    /// `secrets`: text of the URL that must not be shown (`TransferURL.secretTexts`); a
+    /// last path segment holding some does not name the file.
+    public static func name(contentDisposition: String?, finalURL: String, jobID: String, secrets: [String] = []) -> String {
         if let header = contentDisposition, let fromHeader = fileName(fromContentDisposition: header),
            let safe = sanitize(fromHeader) {
             return safe
         }
-        if let url = try? TransferURL(parsing: finalURL), let last = url.lastPathSegment, let safe = sanitize(last) {
+        if let url = try? TransferURL(parsing: finalURL).hiding(secrets), let last = url.lastPathSegment, let safe = sanitize(last) {
             return safe
         }
         return sanitize(jobID) ?? "download"

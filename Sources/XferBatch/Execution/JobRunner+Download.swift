@@ -236,7 +236,8 @@ extension JobRunner {
         }
         var final = d.to
         if intoFolder {
-            final = folder + FileNaming.name(contentDisposition: outcome.contentDisposition, finalURL: outcome.effectiveURL, jobID: job.id)
+            final = folder + FileNaming.name(contentDisposition: outcome.contentDisposition, finalURL: outcome.effectiveURL, jobID: job.id,
+                                                     secrets: d.url.secretTexts)
             if let owner = claims.claim(final, for: job.id) {
                 let whose = switch owner {
                 case .job(let id): "which job \"\(id)\" also writes"

@@ -81,6 +81,7 @@ struct JobRunner: Sendable {
         let headers = try secrets.headers(t.headers)
         var request = TransferRequest(url: url.string, headers: headers.all, auth: try secrets.auth(t.auth), options: options)
         request.originBoundHeaders = headers.secret
+        request.secretTexts = url.secretTexts
         return request
     }
 

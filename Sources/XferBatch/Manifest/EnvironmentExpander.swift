@@ -17,6 +17,34 @@ public struct EnvironmentExpander: Sendable {
 
     /// `text` with every reference replaced; `text` itself when it has no `$` (fast path).
     public func expand(_ text: String) throws(Failure) -> String {
+        try expand(text) { _, _ in }
+    }
+
+    /// `text` expanded, and the values it took from variables whose names say they hold a
+    /// secret (`looksSecret`): a URL written `https://hooks.example.org/${WEBHOOK_TOKEN}`
+    /// must not show the token wherever the URL is shown.
+    public func expandNotingSecrets(_ text: String) throws(Failure) -> (text: String, secrets: [String]) {
+        var secrets: [String] = []
+        let expanded = try expand(text) { name, value in
+            if Self.looksSecret(name), !value.isEmpty { secrets.append(value) }
+        }
+        return (expanded, secrets)
+    }
+
+    /// True for a variable name that says it holds a credential: `API_TOKEN`,
+    /// `SLACK_WEBHOOK`, `DEPLOY_KEY`, `DB_PASSWORD`, `AWS_SECRET_ACCESS_KEY`... A name
+    /// wrongly taken for one only hides its value from what is shown.
+    public static func looksSecret(_ name: some StringProtocol) -> Bool {
+        let upper = name.uppercased()
+        let words = ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "SIGNATURE", "APIKEY", "API_KEY",
+                     "PRIVATE", "WEBHOOK", "COOKIE", "SESSION", "AUTH"]
+        if words.contains(where: { upper.contains($0) }) { return true }
+        return upper == "KEY" || upper.hasSuffix("_KEY") || upper.hasPrefix("KEY_") || upper.contains("_KEY_")
+            || upper == "PASS" || upper.hasSuffix("_PASS") || upper == "SIG" || upper.hasSuffix("_SIG")
+    }
+
+    /// `text` expanded, telling `visit` each variable read and its value.
+    private func expand(_ text: String, visit: (_ name: Substring, _ value: String) -> Void) throws(Failure) -> String {
         guard text.utf8.contains(UInt8(ascii: "$")) else { return text }
         var out = ""
         var rest = Substring(text)
@@ -51,6 +79,7 @@ public struct EnvironmentExpander: Sendable {
             }
             if let value = environment[String(name)], !(fallback != nil && value.isEmpty) {
                 out += value
+                visit(name, value)
             } else if let fallback {
                 out += fallback
             } else {

@@ -66,9 +66,15 @@ final class ManifestDecoder {
 
     /// A string with `${VAR}` references expanded.
     func string(_ node: JSONNode) -> String? {
+        stringNotingSecrets(node)?.text
+    }
+
+    /// A string with `${VAR}` references expanded, and the values of those that hold
+    /// secrets (see `EnvironmentExpander.expandNotingSecrets`).
+    func stringNotingSecrets(_ node: JSONNode) -> (text: String, secrets: [String])? {
         guard let raw = rawString(node) else { return nil }
         do throws(EnvironmentExpander.Failure) {
-            return try expander.expand(raw)
+            return try expander.expandNotingSecrets(raw)
         } catch {
             switch error {
             case .unset(let name):
@@ -172,9 +178,10 @@ final class ManifestDecoder {
     }
 
     func url(_ node: JSONNode) -> TransferURL? {
-        guard let text = nonEmptyString(node) else { return nil }
+        guard let (text, secrets) = stringNotingSecrets(node) else { return nil }
+        if text.isEmpty { report("must not be empty", at: node.offset); return nil }
         do throws(TransferURL.Problem) {
-            return try TransferURL(parsing: text)
+            return try TransferURL(parsing: text).hiding(secrets)
         } catch {
             report(Self.message(for: error), at: node.offset)
             return nil

@@ -31,6 +31,9 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     public private(set) var string: String
     /// UTF-8 offset of the path within `string` (just after the authority).
     private let pathOffset: Int
+    /// Text in `string` that came from a secret-named environment variable (see
+    /// `hiding(_:)`), as it appears there; `redacted` never shows it.
+    public private(set) var secretTexts: [String] = []
 
     /// Parses and normalises `raw`. Works on UTF-8 bytes: manifests hold up to hundreds
     /// of thousands of URLs, and Character-level string handling was the planner's
@@ -122,16 +125,68 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         return port.map { "\(host):\($0)" } ?? host
     }
 
-    /// The URL with secret-looking query values replaced by `REDACTED`, safe for logs,
-    /// plans and reports (pre-signed URLs carry their signature in the query).
+    /// This URL with `values`, secrets `${VAR}` expansion put into it (see
+    /// `EnvironmentExpander.expandNotingSecrets`), hidden by `redacted`: a token in a
+    /// webhook's path is as secret as one in its query.
+    public func hiding(_ values: [String]) -> TransferURL {
+        var url = self
+        for value in values {
+            var encoded: [UInt8] = []
+            Self.appendEncodedOnce(Array(value.utf8)[...], to: &encoded)
+            for text in [value, String(decoding: encoded, as: UTF8.self)] where !text.isEmpty && !url.secretTexts.contains(text) {
+                if string.contains(text) { url.secretTexts.append(text) }
+            }
+        }
+        return url
+    }
+
+    /// The URL with secret-looking query values, and text from secret variables (from the
+    /// path on: a host is not a secret), replaced by `REDACTED`: safe for logs, plans and
+    /// reports (pre-signed URLs carry their signature in the query).
     public var redacted: String {
         if scheme == "data" {
             guard let comma = string.utf8.firstIndex(of: UInt8(ascii: ",")) else { return string }
             return String(string[...comma]) + "…"
         }
-        guard string.utf8.contains(UInt8(ascii: "?")) else { return string }  // common case: no copy
+        let shown = secretTexts.isEmpty ? string : maskingSecretTexts()
+        return Self.redactingQueryValues(of: shown)
+    }
+
+    /// `string` with each occurrence of a secret text replaced by `REDACTED`, never before
+    /// the path (a whole URL from one variable keeps its scheme and host).
+    private func maskingSecretTexts() -> String {
         let bytes = Array(string.utf8)
-        guard let q = bytes.firstIndex(of: UInt8(ascii: "?")) else { return string }
+        var hidden: [Range<Int>] = []
+        for secret in secretTexts {
+            let needle = Array(secret.utf8)
+            var start = 0
+            while start + needle.count <= bytes.count {
+                guard bytes[start..<(start + needle.count)].elementsEqual(needle) else { start += 1; continue }
+                var lower = max(start, pathOffset)
+                if lower == pathOffset, lower < bytes.count, bytes[lower] == UInt8(ascii: "/") { lower += 1 }
+                if lower < start + needle.count { hidden.append(lower..<(start + needle.count)) }
+                start += needle.count
+            }
+        }
+        guard !hidden.isEmpty else { return string }
+        var out: [UInt8] = []
+        var next = 0
+        for range in hidden.sorted(by: { $0.lowerBound < $1.lowerBound }) where range.upperBound > next {
+            if range.lowerBound >= next {
+                out += bytes[next..<range.lowerBound]
+                out += "REDACTED".utf8
+            }
+            next = range.upperBound
+        }
+        out += bytes[next...]
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `url` with the values of secret-looking query parameters replaced by `REDACTED`.
+    private static func redactingQueryValues(of url: String) -> String {
+        guard url.utf8.contains(UInt8(ascii: "?")) else { return url }  // common case: no copy
+        let bytes = Array(url.utf8)
+        guard let q = bytes.firstIndex(of: UInt8(ascii: "?")) else { return url }
         let fragmentStart = bytes[q...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
         var out = Array(bytes[...q])
         let pairs = bytes[(q + 1)..<fragmentStart].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false)
@@ -148,12 +203,18 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The last non-empty path segment, percent-decoded (the default file name), or nil.
+    /// The last non-empty path segment, percent-decoded (the default file name), or nil;
+    /// nil too when it holds secret text (a file named after a token would show it).
     public var lastPathSegment: String? {
         guard scheme != "data" else { return nil }
-        let path = string.utf8.dropFirst(pathOffset).prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
-        guard let last = path.split(separator: UInt8(ascii: "/")).last else { return nil }
-        return PercentEncoding.decode(String(decoding: last, as: UTF8.self))
+        guard let last = Self.lastSegment(of: string, pathOffset: pathOffset) else { return nil }
+        if !secretTexts.isEmpty, Self.lastSegment(of: maskingSecretTexts(), pathOffset: pathOffset) != last { return nil }
+        return PercentEncoding.decode(last)
+    }
+
+    private static func lastSegment(of url: String, pathOffset: Int) -> String? {
+        let path = url.utf8.dropFirst(pathOffset).prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        return path.split(separator: UInt8(ascii: "/")).last.map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// True when the path ends with `/`: the URL names a folder, not a file.
