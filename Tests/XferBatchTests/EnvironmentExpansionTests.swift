@@ -77,4 +77,18 @@ struct EnvironmentExpansionTests {
         #expect(FileNaming.name(contentDisposition: nil, finalURL: urls[1].string, jobID: "all", secrets: urls[1].secretTexts) == "all")
         #expect(FileNaming.name(contentDisposition: nil, finalURL: urls[2].string, jobID: "v", secrets: urls[2].secretTexts) == "f")
     }
+
+    /// A header that took a secret variable's value is sent as a `valueEnv` one is, only
+    /// to the URL's own origin (libcurl passes other custom headers to any host a redirect
+    /// names), and a plan shows it as `REDACTED`.
+    @Test func aHeaderFromASecretVariableStaysWithItsOriginAndIsNotShown() throws {
+        let job = #"{"id": "a", "download": {"url": "https://x.org/f", "headers": {"X-Trace": "t-${TRACE_TOKEN}", "X-Build": "${BUILD}"}}}"#
+        let plan = try ManifestTesting.plan(ManifestTesting.manifest(jobs: job), environment: ["TRACE_TOKEN": "s3cr3t-77", "BUILD": "1042"])
+        let headers = try SecretResolver(environment: [:]).headers(try #require(plan.jobs[0].transfer).headers)
+        #expect(headers.all.map { "\($0.name): \($0.value)" } == ["X-Trace: t-s3cr3t-77", "X-Build: 1042"])
+        #expect(headers.secret == ["x-trace"])
+        let json = String(decoding: plan.json(), as: UTF8.self)
+        #expect(json.contains(#""X-Trace":"REDACTED""#) && json.contains(#""X-Build":"1042""#), "\(json)")
+        #expect(!json.contains("s3cr3t"))
+    }
 }

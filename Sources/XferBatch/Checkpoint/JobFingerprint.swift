@@ -38,6 +38,8 @@ public enum JobFingerprint {
             parts += t.headers.map { h in
                 switch h.value {
                 case .literal(let v): "header:\(h.name)=\(v)"
+                // As for `environment`: a rotated token is not an edited job.
+                case .literalSecret: "header:\(h.name)=(secret)"
                 case .environment(let name): "header:\(h.name)=$\(name)"
                 }
             }

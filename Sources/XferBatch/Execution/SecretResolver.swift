@@ -32,6 +32,9 @@ struct SecretResolver: Sendable {
         for header in headers {
             switch header.value {
             case .literal(let v): out.append((header.name, v))
+            case .literalSecret(let v):
+                out.append((header.name, v))
+                secret.insert(header.name.lowercased())
             case .environment(let name):
                 out.append((header.name, try value(name)))
                 secret.insert(header.name.lowercased())

@@ -71,12 +71,12 @@ extension ManifestDecoder {
                         report("a literal \(member.key) header would put a secret in the manifest; use \"auth\" or { \"valueEnv\": \"NAME\" }", at: member.value.offset)
                         return
                     }
-                    guard let value = string(member.value) else { return }
+                    guard let (value, secrets) = stringNotingSecrets(member.value) else { return }
                     if value.contains(where: { $0 == "\r" || $0 == "\n" }) {
                         report("a header value must not contain line breaks", at: member.value.offset)
                         return
                     }
-                    headers.append(Header(name: member.key, value: .literal(value)))
+                    headers.append(Header(name: member.key, value: secrets.isEmpty ? .literal(value) : .literalSecret(value)))
                 case .object:
                     guard let o = self.members(of: member.value, allowed: ["valueEnv"]),
                           let name = field(o, "valueEnv", required: true, { envName($0) }) else { return }

@@ -40,6 +40,10 @@ public struct Header: Sendable, Equatable {
 public enum HeaderValue: Sendable, Equatable {
     case literal(String)
     case environment(String)
+    /// Text that took the value of a secret-named variable (`"X-Api-Key": "${API_KEY}"`,
+    /// see `EnvironmentExpander.looksSecret`): sent as an `environment` value is, only to
+    /// the URL's own origin, and never shown.
+    case literalSecret(String)
 }
 
 /// Credentials, always by environment-variable name: the manifest never holds a secret.

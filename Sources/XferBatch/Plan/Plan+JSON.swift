@@ -212,6 +212,7 @@ extension EffectiveTransfer {
                     w.key(h.name)
                     switch h.value {
                     case .literal(let v): w.string(Header.isSecretLooking(h.name) ? "REDACTED" : v)
+                    case .literalSecret: w.string("REDACTED")
                     case .environment(let name): w.object { w in w.member("valueEnv", name) }
                     }
                 }
