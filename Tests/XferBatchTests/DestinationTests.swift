@@ -102,6 +102,23 @@ struct DestinationTests {
         #expect(t.transport.requests.isEmpty)
     }
 
+    /// `producer | xferbatch run` with an upload from `/dev/stdin`: a pipe has no size to
+    /// announce, so 0 bytes were sent as the whole body and the upload recorded as done.
+    /// (Bounded: without the check, hashing the pipe waits for a writer forever.)
+    @Test(.timeLimit(.minutes(1))) func anUploadFromAPipeFailsNamingItAndPlanSaysSo() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let pipe = t.folder.path + "/feed"
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(pipe)", "url": "https://x.org/u"}}"#)
+        let message = "the upload source \(pipe) is a named pipe, not a file: its size cannot be announced before sending, "
+            + "nor can it be read again for a retry; write it to a file first"
+        #expect(RunForecast(plan: plan, store: InMemoryCheckpointStore()).actions == [.fails(reason: message)])
+        let result = await t.run(plan)
+        #expect(result.job("u")?.lifecycle.reason == "not-a-file: \(message)")
+        #expect(t.transport.requests.isEmpty)
+    }
+
     /// A missing source no job writes is sure to fail the run; one a job writes (a
     /// download, an archive, a file an extraction or a download into a folder may put
     /// there) appears in time. `plan` said "upload" for both.

@@ -15,17 +15,25 @@ public enum DestinationCheck {
     public static func problem(at path: String, folderHint: String) -> String? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }  // nothing there (or unreadable: the rename will say)
-        let what: String
         switch info.st_mode & S_IFMT {
         case S_IFREG, S_IFLNK: return nil
         case S_IFDIR: return "\(path) is a folder; \(folderHint)"
-        case S_IFCHR: what = "a character device"
-        case S_IFBLK: what = "a block device"
-        case S_IFIFO: what = "a named pipe"
-        case S_IFSOCK: what = "a socket"
-        default: what = "not a regular file"
+        default: return "\(path) is \(kind(info.st_mode)): a finished file is renamed into place, which would replace it; choose another destination"
         }
-        return "\(path) is \(what): a finished file is renamed into place, which would replace it; choose another destination"
+    }
+
+    /// What a file of mode `mode` is, for a message: "a named pipe", "a character device"...
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: "a file"
+        case S_IFDIR: "a folder"
+        case S_IFLNK: "a symbolic link"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFIFO: "a named pipe"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
+        }
     }
 
     /// The suggestion for a download whose `to` names an existing folder.

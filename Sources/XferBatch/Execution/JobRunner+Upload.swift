@@ -68,17 +68,25 @@ extension JobRunner {
     }
 
     /// Why `path` cannot be sent as an upload's body, or nil. A folder is named as such
-    /// (its read failed later with a bare EISDIR); `plan` reports it too.
+    /// (its read failed later with a bare EISDIR); so is a pipe or device (`/dev/stdin`
+    /// fed by `producer | xferbatch run`), whose size of 0 was announced and sent as the
+    /// whole body, and a success recorded; `plan` reports both.
     static func sourceProblem(_ path: String) -> (code: String, message: String)? {
         var info = stat()
         guard stat(path, &info) == 0, access(path, R_OK) == 0 else {
             return ("ENOENT", "the upload source \(path) is missing or unreadable")
         }
-        if info.st_mode & S_IFMT == S_IFDIR {
-            return ("EISDIR", "the upload source \(path) is a folder; send a file (an archive job can pack the folder)")
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return ("EISDIR", "the upload source \(path) is a folder; send a file (an archive job can pack the folder)")
+        default:
+            return (notAFile, "the upload source \(path) is \(DestinationCheck.kind(info.st_mode)), not a file: its size cannot be announced "
+                + "before sending, nor can it be read again for a retry; write it to a file first")
         }
-        return nil
     }
+
+    /// The failure code of an upload whose source is a pipe, device or socket.
+    static let notAFile = "not-a-file"
 
     /// What an upload sends, as recorded: the raw body's SHA-256, or a digest of the parts' digests.
     private static func digest(of sources: [String]) async throws -> String {
