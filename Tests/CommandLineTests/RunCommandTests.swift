@@ -15,6 +15,16 @@ struct RunCommandTests {
         return disk
     }
 
+    /// A 64 KiB tmpfs filled up by one file, `filler` (see `smallDisk`).
+    static func fullDisk() -> SmallFilesystem? {
+        guard let disk = smallDisk(bytes: 64 << 10) else { return nil }
+        let filler = open(disk.path + "/filler", O_WRONLY | O_CREAT, 0o644)
+        let block = [UInt8](repeating: 0, count: 4096)
+        while write(filler, block, block.count) > 0 {}
+        close(filler)
+        return disk
+    }
+
     final class Scratch: @unchecked Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-run-\(UUID().uuidString)")
         init() throws { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
@@ -152,11 +162,7 @@ struct RunCommandTests {
 
     /// The jobs succeeded, but the report a CI step or cron wrapper reads is missing: exit 1.
     @Test func aReportThatCannotBeWrittenAtTheEndMakesTheRunExit1AndIsNotAnnounced() async throws {
-        guard let disk = RunCommandTests.smallDisk(bytes: 64 << 10) else { return }
-        let filler = open(disk.path + "/filler", O_WRONLY | O_CREAT, 0o644)
-        let block = [UInt8](repeating: 0, count: 4096)
-        while write(filler, block, block.count) > 0 {}
-        close(filler)
+        guard let disk = RunCommandTests.fullDisk() else { return }
         let scratch = try Scratch()
         try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
@@ -240,11 +246,7 @@ struct RunCommandTests {
     /// A full disk (or a FIFO's reader gone) under the events file: said once, and the run
     /// finishes with its outputs and exit status. Foundation's `FileHandle.write` trapped.
     @Test func eventsThatCannotBeWrittenAreSaidOnceAndTheRunGoesOn() async throws {
-        guard let disk = RunCommandTests.smallDisk(bytes: 64 << 10) else { return }
-        let filler = open(disk.path + "/filler", O_WRONLY | O_CREAT, 0o644)
-        let block = [UInt8](repeating: 0, count: 4096)
-        while write(filler, block, block.count) > 0 {}
-        close(filler)
+        guard let disk = RunCommandTests.fullDisk() else { return }
         let scratch = try Scratch()
         let jobs = (0..<5).map { #"{"id": "j\#($0)", "download": {"url": "data:,file \#($0)", "to": "f\#($0).txt"}}"# }
         try #"{"version": 1, "outputDir": "out", "jobs": [\#(jobs.joined(separator: ", "))]}"#
