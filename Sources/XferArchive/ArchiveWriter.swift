@@ -110,14 +110,20 @@ public enum ArchiveWriter {
         if let level { try check(a, archive_write_set_filter_option(a, nil, "compression-level", "\(level)"), "compression level") }
     }
 
-    /// Adds one regular file; returns its size.
+    /// Adds one regular file; returns its size. Anything else is refused: opened without
+    /// waiting (`O_NONBLOCK`: opening a named pipe no one writes would block the job
+    /// forever, beyond reach of a cancel), and a pipe, device or socket has no size to
+    /// put in the entry.
     private static func add(_ entry: Entry, to a: OpaquePointer, buffer: UnsafeMutableRawPointer, reproducible: Bool,
                             before: Int64, progress: (Int64) -> Bool) throws(ArchiveError) -> Int64 {
-        let fd = open(entry.sourcePath, O_RDONLY | O_CLOEXEC)
+        let fd = open(entry.sourcePath, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw ArchiveError(code: errno, message: "cannot read \(entry.sourcePath): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw ArchiveError(code: errno, message: "cannot stat \(entry.sourcePath)") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw ArchiveError(code: ArchiveError.fatal, message: "\(entry.sourcePath) is not a regular file (a pipe, device or socket); only files are packed")
+        }
         guard let e = archive_entry_new() else { throw ArchiveError(code: -30, message: "libarchive could not create an entry") }
         defer { archive_entry_free(e) }
         archive_entry_set_pathname_utf8(e, entry.name)

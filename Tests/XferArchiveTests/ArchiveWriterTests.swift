@@ -67,6 +67,18 @@ struct ArchiveWriterTests {
         }
     }
 
+    /// A named pipe no one writes made the job wait forever in `open`, out of reach of a
+    /// cancel; a pipe, device or socket has no content of a known size to pack anyway.
+    @Test(.timeLimit(.minutes(1))) func aPipeAmongTheInputsIsRefusedAtOnce() throws {
+        let s = try Scratch()
+        #expect(mkfifo(s.path("pipe"), 0o600) == 0)
+        #expect {
+            try ArchiveWriter.write([.init(name: "pipe", sourcePath: s.path("pipe"))], to: s.path("out.tar"), format: .tar, level: nil, reproducible: false)
+        } throws: { error in
+            (error as? ArchiveError)?.message == "\(s.path("pipe")) is not a regular file (a pipe, device or socket); only files are packed"
+        }
+    }
+
     @Test func aMissingInputIsAnErrorNotACrash() throws {
         let s = try Scratch()
         #expect(throws: ArchiveError.self) {

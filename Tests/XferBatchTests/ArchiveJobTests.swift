@@ -161,6 +161,34 @@ struct ArchiveJobTests {
         #expect(try Self.tarNames(t.folder.path + "/all.tar") == ["a.txt", "docs/b.txt"])
     }
 
+    /// A folder holding a pipe and a socket (a running program's) packs its files, as
+    /// `tar` does; a pipe named as an input fails the job, and `plan` says so. Before,
+    /// the job waited on the pipe forever.
+    @Test(.timeLimit(.minutes(1))) func pipesAndSocketsAreNotPackedAndOneNamedAsAnInputFailsTheJob() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let logs = t.folder.path + "/logs"
+        try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+        try Data("a".utf8).write(to: URL(fileURLWithPath: logs + "/a.log"))
+        #expect(mkfifo(logs + "/pipe", 0o600) == 0)
+        let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array((logs + "/sock").utf8).prefix($0.count - 1)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0, "a socket in the folder, as a running program leaves one")
+        let folderPlan = try t.plan(jobs: #"{"id": "z", "archive": {"from": ["logs"], "to": "logs.tar"}}"#)
+        #expect(await t.run(folderPlan).state("z") == .succeeded)
+        #expect(try Self.tarNames(t.folder.path + "/logs.tar") == ["logs/a.log"])
+        let named = try t.plan(jobs: #"{"id": "p", "archive": {"from": ["logs/pipe"], "to": "p.tar"}}"#)
+        let message = "\(logs)/pipe is a named pipe, not a file; only files are packed"
+        #expect(RunForecast(plan: named, store: InMemoryCheckpointStore()).actions == [.fails(reason: message)])
+        #expect(await t.run(named).job("p")?.lifecycle.reason == "not-a-file: \(message)")
+    }
+
     /// Two downloads (a.txt, b.txt) packed into z.tar by an archive job that removes them.
     static func packing(_ t: E) throws -> Plan {
         t.transport.script("https://x.org/a", [.body(Array("aa".utf8))])

@@ -79,6 +79,7 @@ struct ArchiveRunner {
                 }
                 files.append(path)
             case .path(let pattern):
+                if let problem = Self.unpackable(input) { throw JobFailure(kind: .permanent, code: "not-a-file", message: problem) }
                 let matches = Self.files(of: pattern, excluding: own, skipping: runFolders)
                 if matches.isEmpty {
                     throw JobFailure(kind: .permanent, code: "missing-input",
@@ -92,6 +93,18 @@ struct ArchiveRunner {
             ArchiveWriter.Entry(name: prefix + PathText.display(path, relativeTo: outputDirectory).split(separator: "/").joined(separator: "/"),
                                 sourcePath: path)
         }.sorted { $0.name < $1.name }
+    }
+
+    /// Why an input named by its path cannot be packed: a pipe, device or socket (the
+    /// writer refuses those rather than wait on them); nil for a file, a folder, a glob,
+    /// a job's output or a path not there yet. `plan` says it too.
+    static func unpackable(_ input: JobInput) -> String? {
+        guard case .path(let path) = input, !Glob.isPattern(path) else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let type = info.st_mode & S_IFMT
+        guard type != S_IFREG, type != S_IFDIR else { return nil }
+        return "\(path) is \(DestinationCheck.kind(info.st_mode)), not a file; only files are packed"
     }
 
     /// The files a path input stands for: a glob's matches, every file under a folder (as
@@ -117,8 +130,10 @@ struct ArchiveRunner {
                 walker.skipDescendants()
                 continue
             }
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: full, isDirectory: &isFolder), !isFolder.boolValue,
+            // Regular files only, as `tar` packs their content: a pipe in the folder would
+            // be waited on forever, and a socket or device has no content to pack.
+            var info = stat()
+            if stat(full, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
                !full.hasSuffix(".xferpart"), !full.contains(".xferpart/"), glob.matches(full) {
                 matches.append(full)
             }

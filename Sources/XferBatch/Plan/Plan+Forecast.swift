@@ -99,6 +99,8 @@ public struct RunForecast: Sendable {
             case .archive(let a):
                 if let problem = folders.problem(writing: a.to, intoFolder: false, hint: DestinationCheck.archiveHint) {
                     actions.append(.fails(reason: problem))
+                } else if let special = job.inputs.lazy.compactMap(ArchiveRunner.unpackable).first {
+                    actions.append(.fails(reason: special))
                 } else {
                     actions.append(previous?.phase == .done ? .skipIfUnchanged : .transfer)
                 }
