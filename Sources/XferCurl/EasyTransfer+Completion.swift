@@ -14,6 +14,7 @@ extension EasyTransfer {
                 message = "refused to follow a redirect to another protocol (\(message)); an https URL may not lead to http unless allowed"
             }
             if code == CURLE_LOGIN_DENIED, let sshLogin { message += " (\(sshLogin))" }
+            if let hint = keyExchangeHint(code, message) { message += hint }
             return .failure(TransferError(kind: TransferError.kind(of: code, ftpReply: status), code: TransferError.name(of: code),
                                           message: message, httpStatus: isHTTP && status > 0 ? status : nil))
         }

@@ -18,7 +18,9 @@ extension EasyTransfer {
             throw TransferError(kind: .local, code: "known-hosts",
                                 message: "cannot read the known_hosts file \(knownHosts); SFTP host keys are always checked (set sftp.knownHosts)")
         }
-        try set(easy, CURLOPT_SSH_KNOWNHOSTS, knownHosts)
+        let handed = KnownHostsFile(knownHosts)
+        knownHostsCopy = handed
+        try set(easy, CURLOPT_SSH_KNOWNHOSTS, handed.path)
         try check(xb_easy_setopt_sshkey_function(easy, EasyTransfer.hostKeyCallback), "CURLOPT_SSH_KEYFUNCTION")
         try set(easy, CURLOPT_SSH_KEYDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
         knownHostsFile = knownHosts
@@ -60,6 +62,18 @@ extension EasyTransfer {
         return Int32(CURLKHSTAT_REJECT.rawValue)
     }
 
+    /// What to do about a key exchange the server refused when known_hosts lists an RSA
+    /// key: for a host it knows by that key alone, libcurl asks for SHA-1 "ssh-rsa"
+    /// signatures only (see `KnownHostsFile`). Nil for any other failure.
+    func keyExchangeHint(_ code: CURLcode, _ message: String) -> String? {
+        guard scheme == "sftp", code == CURLE_FAILED_INIT || code == CURLE_SSH, message.contains("Unable to exchange encryption keys"),
+              knownHostsCopy?.holdsRSAKeys == true else { return nil }
+        let (host, port) = SSHDefaults.hostAndPort(in: request.url)
+        let scan = port == 22 ? "ssh-keyscan -t ed25519 \(host)" : "ssh-keyscan -t ed25519 -p \(port) \(host)"
+        return " (if \(knownHostsFile ?? "known_hosts") knows \(host) by its RSA key only: libcurl then asks for \"ssh-rsa\" (SHA-1) "
+            + "signatures, which OpenSSH refuses since 8.8; add its ed25519 key: \(scan) >> \(knownHostsFile ?? "known_hosts"))"
+    }
+
     func hostKeyRefusal(mismatch: Bool) -> TransferError {
         let (host, port) = SSHDefaults.hostAndPort(in: request.url)
         let file = knownHostsFile ?? "known_hosts"
@@ -67,7 +81,8 @@ extension EasyTransfer {
             return TransferError(kind: .permanent, code: "host-key-mismatch",
                                  message: "the SSH host key of \(host):\(port) is not the one \(file) holds for it: the server's key was changed, or another machine answers in its place")
         }
-        let scan = port == 22 ? "ssh-keyscan \(host)" : "ssh-keyscan -p \(port) \(host)"
+        // Its ed25519 key: an RSA key alone cannot be used (see `KnownHostsFile`).
+        let scan = port == 22 ? "ssh-keyscan -t ed25519 \(host)" : "ssh-keyscan -t ed25519 -p \(port) \(host)"
         return TransferError(kind: .permanent, code: "host-key-unknown",
                              message: "the SSH host key of \(host):\(port) is not in \(file) (sftp.knownHosts); check the server's key, then add it (\(scan) >> \(file))")
     }

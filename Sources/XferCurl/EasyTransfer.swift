@@ -55,6 +55,8 @@ final class EasyTransfer: @unchecked Sendable {
     var sshLogin: String?
     /// SFTP: the known_hosts file the host key is checked against, for a refusal's message.
     var knownHostsFile: String?
+    /// SFTP: what libcurl reads for it (see `KnownHostsFile`); kept until the transfer ends.
+    var knownHostsCopy: KnownHostsFile?
     /// A failure our own callbacks detected (disk full, wrong range, stall); wins over libcurl's code.
     var localFailure: TransferError?
     /// Stall detection: bytes moved at the last progress call, and when they last changed
@@ -112,6 +114,7 @@ final class EasyTransfer: @unchecked Sendable {
         if let mime { curl_mime_free(mime) }
         mime = nil
         uploadSources = []
+        knownHostsCopy = nil
     }
 
     deinit {

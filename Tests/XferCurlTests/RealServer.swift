@@ -254,8 +254,10 @@ extension RealServer {
         }
     }
 
-    /// OpenSSH's sshd with its own host key, accepting two client keys for any user:
-    /// `client_key`, and `client_key_pw`, whose passphrase is `passphrase`.
+    /// OpenSSH's sshd with its own host keys (ed25519 and RSA), accepting two client keys
+    /// for any user: `client_key`, and `client_key_pw`, whose passphrase is `passphrase`.
+    /// `known_hosts` lists both host keys as `ssh-keyscan` writes them, RSA first;
+    /// `known_hosts_rsa` the RSA key alone.
     static func sshd() throws -> RealServer? {
         guard let program = try program("/usr/sbin/sshd", package: "openssh-server"),
               let keygen = try self.program("/usr/bin/ssh-keygen", package: "openssh-client") else { return nil }
@@ -267,13 +269,16 @@ extension RealServer {
             }
             let clientKeys = try ["client_key.pub", "client_key_pw.pub"].map { try String(contentsOfFile: d + "/" + $0, encoding: .utf8) }
             try clientKeys.joined().write(toFile: d + "/authorized_keys", atomically: true, encoding: .utf8)
-            let hostKey = try String(contentsOfFile: d + "/host_key.pub", encoding: .utf8).split(separator: " ").prefix(2).joined(separator: " ")
-            try "[127.0.0.1]:\(port) \(hostKey)\n".write(toFile: d + "/known_hosts", atomically: true, encoding: .utf8)
+            try mustRun(keygen, ["-q", "-t", "rsa", "-b", "2048", "-N", "", "-f", d + "/host_rsa"])
+            let (hostKey, rsaKey) = try (publicKey(d + "/host_key.pub"), publicKey(d + "/host_rsa.pub"))
+            try "[127.0.0.1]:\(port) \(rsaKey)\n[127.0.0.1]:\(port) \(hostKey)\n".write(toFile: d + "/known_hosts", atomically: true, encoding: .utf8)
+            try "[127.0.0.1]:\(port) \(rsaKey)\n".write(toFile: d + "/known_hosts_rsa", atomically: true, encoding: .utf8)
             try FileManager.default.createDirectory(atPath: d + "/sftp", withIntermediateDirectories: true)
             try """
             Port \(port)
             ListenAddress 127.0.0.1
             HostKey \(d)/host_key
+            HostKey \(d)/host_rsa
             PidFile \(d)/sshd.pid
             AuthorizedKeysFile \(d)/authorized_keys
             PasswordAuthentication no
@@ -286,5 +291,10 @@ extension RealServer {
 
             """.write(toFile: d + "/sshd_config", atomically: true, encoding: .utf8)
         }
+    }
+
+    /// "type base64" of an OpenSSH public key file, as known_hosts lists it.
+    private static func publicKey(_ path: String) throws -> String {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: " ").prefix(2).joined(separator: " ")
     }
 }

@@ -221,7 +221,7 @@ struct RealServerTests {
             } throws: { error in
                 guard let error = error as? TransferError, error.kind == .permanent, error.code == "host-key-unknown" else { return false }
                 return error.message.contains("127.0.0.1:\(sshd.port) is not in \(empty)")
-                    && error.message.contains("ssh-keyscan -p \(sshd.port) 127.0.0.1 >> \(empty)")
+                    && error.message.contains("ssh-keyscan -t ed25519 -p \(sshd.port) 127.0.0.1 >> \(empty)")
             }
             // Another key for the host: not unknown, but changed (or an impostor).
             let other = scratch.appendingPathComponent("other_known_hosts").path
@@ -237,6 +237,38 @@ struct RealServerTests {
                     configure(&$0, knownHosts: "/nonexistent/known_hosts")
                 }
             } throws: { ($0 as? TransferError)?.code == "known-hosts" }
+        }
+    }
+
+    /// `ssh-keyscan HOST >> known_hosts` lists the RSA key first, and libcurl then asked
+    /// for "ssh-rsa" signatures only (SHA-1, refused by OpenSSH since 8.8): the key
+    /// exchange failed though the file held the host's ed25519 key too. Now that key is
+    /// used; a host known by its RSA key alone still fails, saying what to add.
+    @Test func sftpWorksWithKnownHostsAsSSHKeyscanWritesItAndSaysWhatAnRSAOnlyEntryLacks() async throws {
+        guard let sshd = try RealServer.sshd() else { return }
+        defer { sshd.stop() }
+        try sshd.write("sftp/k.bin", Array("keys".utf8))
+        let url = "sftp://127.0.0.1:\(sshd.port)\(sshd.path("sftp/k.bin"))"
+        func configure(_ r: inout TransferRequest, knownHosts: String) {
+            r.options.sshPrivateKey = sshd.path("client_key")
+            r.options.sshKnownHosts = knownHosts
+        }
+        #expect(try String(contentsOfFile: sshd.path("known_hosts"), encoding: .utf8).hasPrefix("[127.0.0.1]:\(sshd.port) ssh-rsa "))
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("k.bin").path
+            _ = try await download(engine, url, to: file) { configure(&$0, knownHosts: sshd.path("known_hosts")) }
+            #expect(read(file) == Array("keys".utf8))
+        }
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("k.bin").path
+            let rsaOnly = sshd.path("known_hosts_rsa")
+            await #expect {
+                _ = try await download(engine, url, to: file) { configure(&$0, knownHosts: rsaOnly) }
+            } throws: { error in
+                guard let error = error as? TransferError else { return false }
+                return error.message.contains("Unable to exchange encryption keys (if \(rsaOnly) knows 127.0.0.1 by its RSA key only")
+                    && error.message.contains("ssh-keyscan -t ed25519 -p \(sshd.port) 127.0.0.1 >> \(rsaOnly)")
+            }
         }
     }
 
