@@ -27,6 +27,21 @@ struct PlanRenderingTests {
         #expect(plan.text().contains("      a, logs, docs/*.txt, /var/tmp/x.log -> z.tar (tar)"), "\(plan.text())")
     }
 
+    /// A chain of 100,000 jobs made the critical path one line a megabyte long, and an
+    /// archive of every download listed each id twice; the text folds them, the JSON
+    /// keeps them whole.
+    @Test func longListsOfJobsAreFoldedInTheTextAndWholeInTheJSON() throws {
+        let chain = (0..<30).map { i in M.download("j\(i)", "https://x.org/\(i)", to: "f\(i)", extra: i == 0 ? "" : #", "dependsOn": ["j\#(i - 1)"]"#) }
+        let all = (0..<30).map { #""j\#($0)""# }.joined(separator: ", ")
+        let plan = try M.plan(M.manifest(jobs: (chain + [#"{"id": "z", "archive": {"from": [\#(all)], "to": "z.tar"}}"#]).joined(separator: ",")))
+        let text = plan.text()
+        #expect(text.contains("  critical path: j0 -> j1 -> j2 -> j3 -> j4 -> … -> j28 -> j29 -> z (31 jobs)\n"), "\(text.prefix(400))")
+        #expect(text.contains("  z (archive) after j0, j1, j2, j3, j4, j5, j6, j7, j8, j9 and 20 more\n"))
+        #expect(text.contains("      j0, j1, j2, j3, j4, j5, j6, j7, j8, j9 and 20 more -> z.tar (tar)\n"))
+        let json = String(decoding: plan.json(), as: UTF8.self)
+        #expect(json.contains(#""j28","j29","z"]"#) && json.contains(#"j29"#))
+    }
+
     @Test func jsonRoundTripsThroughTheParserWithWavesAndJobs() throws {
         let plan = try samplePlan()
         let root = try JSONParser.parse(plan.json())

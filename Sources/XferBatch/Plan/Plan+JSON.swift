@@ -266,10 +266,11 @@ extension PlannedJob {
     /// Where the job reads from, for display: a redacted URL, or local paths (absolute).
     public var source: String { sources.joined(separator: ", ") }
 
-    /// `source` with each local path shown relative to `base` when it lies inside it, as
-    /// destinations are shown; the others stay absolute.
+    /// `source` for people: each local path relative to `base` when it lies inside it, as
+    /// destinations are shown (the others stay absolute), and a long list folded
+    /// (`FoldedList`: an archive of 2,000 downloads).
     public func source(relativeTo base: String) -> String {
-        sources.map { $0.hasPrefix("/") ? PathText.display($0, relativeTo: base) : $0 }.joined(separator: ", ")
+        FoldedList.text(sources.map { $0.hasPrefix("/") ? PathText.display($0, relativeTo: base) : $0 })
     }
 
     private var sources: [String] {

@@ -10,7 +10,7 @@ extension Plan {
         out += "Plan for \(title) (\(manifestPath))\n"
         let kinds = JobKind.allCases.filter { count($0) > 0 }.map { Self.counted(count($0), $0.rawValue) }.joined(separator: ", ")
         out += "  \(Self.counted(jobs.count, "job")): \(kinds), in \(Self.counted(graph.waves.count, "wave"))\n"
-        out += "  critical path: \(graph.criticalPath.map { jobs[$0].id }.joined(separator: " -> ")) (\(Self.counted(graph.criticalPath.count, "job")))\n"
+        out += "  critical path: \(Self.chain(graph.criticalPath.map { jobs[$0].id })) (\(Self.counted(graph.criticalPath.count, "job")))\n"
         out += "  output folder: \(show(outputDirectory))\n"
         let bandwidth = limits.bandwidth.map { ByteSize.format($0) + "/s" } ?? "unlimited"
         out += "  limits: \(limits.concurrency) transfers at once, \(limits.perHost) per host, bandwidth \(bandwidth)\n"
@@ -35,7 +35,7 @@ extension Plan {
         if job.optional { head += ", optional" }
         if job.priority != 0 { head += ", priority \(job.priority)" }
         head += ")"
-        if !job.dependsOn.isEmpty { head += " after \(job.dependsOn.joined(separator: ", "))" }
+        if !job.dependsOn.isEmpty { head += " after \(FoldedList.text(job.dependsOn))" }
         lines.append(head)
         switch job.action {
         case .download(let d):
@@ -108,6 +108,16 @@ extension Plan {
     private func show(_ path: String) -> String {
         PathText.display(path, relativeTo: directory)
     }
+
+    /// Ids joined by arrows; a chain longer than `longestChainShown` shows its first and
+    /// last few around an ellipsis (a manifest of 100,000 jobs in a chain made this one
+    /// line a megabyte long). `--format json` lists the whole path.
+    static func chain(_ ids: [String]) -> String {
+        guard ids.count > longestChainShown else { return ids.joined(separator: " -> ") }
+        return (ids.prefix(5) + ["…"] + ids.suffix(3)).joined(separator: " -> ")
+    }
+
+    static let longestChainShown = 12
 
     static func counted(_ n: Int, _ noun: String) -> String {
         "\(n) \(noun)\(n == 1 ? "" : "s")"
