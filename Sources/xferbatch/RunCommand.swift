@@ -71,6 +71,15 @@ struct RunCommand: AsyncParsableCommand {
         if [events, report, junit].filter({ $0 == "-" }).count > 1 {
             throw ValidationError("only one of --events, --report and --junit can write to stdout (-)")
         }
+        // Each would replace the other's document, and the last written wins.
+        let files = [("--events", events), ("--report", report), ("--junit", junit)].compactMap { option, path in
+            path.flatMap { $0 == "-" ? nil : (option, URL(fileURLWithPath: $0).standardizedFileURL.path) }
+        }
+        for (i, first) in files.enumerated() {
+            if let second = files[(i + 1)...].first(where: { $0.1 == first.1 }) {
+                throw ValidationError("\(first.0) and \(second.0) name the same file, \(first.1); give each its own")
+            }
+        }
     }
 
     func run() async throws {

@@ -227,7 +227,8 @@ struct RunCommandTests {
         }
     }
 
-    /// As `--events -`: the document is all stdout carries, and only one may take it.
+    /// As `--events -`: the document is all stdout carries, and only one may take it (nor
+    /// may two documents name one file).
     @Test func aReportOnStdoutLeavesTheSummaryToStderrAndOnlyOneDocumentMayTakeStdout() async throws {
         let scratch = try Scratch()
         try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
@@ -241,6 +242,10 @@ struct RunCommandTests {
         let both = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--junit", "-", "--events", "-"])
         #expect(both.status == 2)
         #expect(both.stderr.hasPrefix("Error: only one of --events, --report and --junit can write to stdout (-)"))
+        let same = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--events", scratch.path("out.json"),
+                                                "--report", scratch.path("./out.json")])
+        #expect(same.status == 2)
+        #expect(same.stderr.hasPrefix("Error: --events and --report name the same file, \(scratch.path("out.json")); give each its own"), "\(same.stderr)")
     }
 
     /// A full disk (or a FIFO's reader gone) under the events file: said once, and the run
