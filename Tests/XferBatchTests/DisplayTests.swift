@@ -64,6 +64,23 @@ struct DisplayTests {
         #expect(lines.allSatisfy { $0.replacing("\u{1B}[2F\u{1B}[J", with: "").count < 50 }, "\(lines)")
     }
 
+    /// A job id in Japanese takes two columns a character: counted in characters, its
+    /// line was wider than the terminal, wrapped, and each redraw then erased too few lines.
+    @Test func wideCharactersAreCountedInColumnsSoTheBlockStillFits() {
+        let screen = Screen()
+        let board = ProgressBoard()
+        let progress = TransferProgress()
+        progress.update(done: 1 << 20, expected: 4 << 20)
+        board.register("データセット-東京-2026年-夜間同期", progress, at: .zero)
+        let display = TerminalDisplay(board: board, clock: ContinuousExecutionClock(), width: { 40 }, color: false, write: screen.write)
+        display.handle(.runStarted(jobs: 1, name: nil))
+        display.redraw()
+        let lines = screen.text.withLock { $0 }.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("データセット-東   1 MiB/4 MiB") }, "16 columns: 7 wide characters and a hyphen, a space; \(lines)")
+        #expect(lines.allSatisfy { DisplayWidth.of($0) < 40 }, "\(lines)")
+        #expect(DisplayWidth.of("東京") == 4 && DisplayWidth.of("Tokyo") == 5 && DisplayWidth.of("e\u{301}") == 1)
+    }
+
     /// A large file's time left reads at a glance: `1h08m`, not `4094s`.
     @Test func theTimeLeftIsShownInHoursAndMinutes() {
         let screen = Screen()

@@ -99,7 +99,7 @@ public final class TerminalDisplay: EventSink {
             rate = rate == 0 ? instant : 0.7 * rate + 0.3 * instant
         }
         s.samples[entry.id] = (entry.bytesDone, now, rate)
-        let name = String(entry.id.prefix(16)).padding(16)
+        let name = DisplayWidth.fitted(entry.id, columns: 16)
         var sizes = ByteSize.format(entry.bytesDone)
         var eta = ""
         var fraction: Double? = nil
@@ -109,13 +109,13 @@ public final class TerminalDisplay: EventSink {
             if rate > 0 { eta = "  ETA " + Self.eta(seconds: Int64((Double(total - entry.bytesDone) / rate).rounded())) }
         }
         let tail = "  \(sizes)  \(ByteSize.format(Int64(rate)))/s\(eta)"
-        let barWidth = max(0, min(30, width - name.count - tail.count - 4))
+        let barWidth = max(0, min(30, width - 16 - tail.count - 4))
         var bar = ""
         if barWidth >= 5 {
             let filled = Int((fraction ?? 0) * Double(barWidth))
             bar = " [" + String(repeating: "#", count: filled) + String(repeating: fraction == nil ? "?" : "-", count: barWidth - filled) + "]"
         }
-        return String((name + bar + tail).prefix(width - 1))
+        return DisplayWidth.prefix(name + bar + tail, columns: width - 1)
     }
 
     /// Time left as people read it: `45s`, `12m05s`, `1h08m` (a large file's `4094s` said
