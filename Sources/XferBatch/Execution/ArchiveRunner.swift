@@ -79,7 +79,7 @@ struct ArchiveRunner {
                 }
                 files.append(path)
             case .path(let pattern):
-                if let problem = Self.unpackable(input) { throw JobFailure(kind: .permanent, code: "not-a-file", message: problem) }
+                if let problem = Self.unpackable(input) { throw DestinationCheck.failure(problem) }
                 let matches = Self.files(of: pattern, excluding: own, skipping: runFolders)
                 if matches.isEmpty {
                     throw JobFailure(kind: .permanent, code: "missing-input",

@@ -41,8 +41,12 @@ public enum DestinationCheck {
     /// The suggestion for an archive whose `to` names an existing folder.
     public static let archiveHint = "name the archive file, such as \"to\": \"<folder>/name.tar.gz\""
 
-    /// The failure of a job whose destination cannot take its file.
+    /// The failure of a job whose destination cannot take its file, or whose input (an
+    /// upload's source, an archive's input) is no file: a folder in the way, a pipe, a device.
     static func failure(_ problem: String) -> JobFailure {
-        JobFailure(kind: .local, code: "not-a-file", message: problem)
+        JobFailure(kind: .local, code: failureCode, message: problem)
     }
+
+    /// The code of those failures.
+    static let failureCode = "not-a-file"
 }

@@ -80,13 +80,11 @@ extension JobRunner {
         case S_IFREG: return nil
         case S_IFDIR: return ("EISDIR", "the upload source \(path) is a folder; send a file (an archive job can pack the folder)")
         default:
-            return (notAFile, "the upload source \(path) is \(DestinationCheck.kind(info.st_mode)), not a file: its size cannot be announced "
+            return (DestinationCheck.failureCode, "the upload source \(path) is \(DestinationCheck.kind(info.st_mode)), not a file: its size cannot be announced "
                 + "before sending, nor can it be read again for a retry; write it to a file first")
         }
     }
 
-    /// The failure code of an upload whose source is a pipe, device or socket.
-    static let notAFile = "not-a-file"
 
     /// What an upload sends, as recorded: the raw body's SHA-256, or a digest of the parts' digests.
     private static func digest(of sources: [String]) async throws -> String {

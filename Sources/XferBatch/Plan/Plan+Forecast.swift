@@ -107,7 +107,7 @@ public struct RunForecast: Sendable {
             case .upload(let u):
                 // A missing source may be another job's output; a folder or pipe cannot become one.
                 let problems = u.sourcePaths.map { path in JobRunner.sourceProblem(path).map { (path, $0) } }
-                if let folder = problems.lazy.compactMap({ $0?.1 }).first(where: { $0.code == "EISDIR" || $0.code == JobRunner.notAFile }) {
+                if let folder = problems.lazy.compactMap({ $0?.1 }).first(where: { $0.code == "EISDIR" || $0.code == DestinationCheck.failureCode }) {
                     actions.append(.fails(reason: folder.message))
                 } else if let (_, missing) = problems.lazy.compactMap({ $0 }).first(where: { !produced.mayProduce($0.0) }) {
                     actions.append(.fails(reason: missing.message + ", and no job of this manifest writes it"))
