@@ -102,6 +102,43 @@ struct DestinationTests {
         #expect(t.transport.requests.isEmpty)
     }
 
+    /// The output folder removed during a run (a cleanup job, `rm -rf out`): a download
+    /// in flight lost its partial with it and failed for good at the rename (ENOENT,
+    /// local); now it is downloaded again into the folder made anew.
+    @Test func aFolderRemovedUnderADownloadIsMadeAgainAndTheFileDownloadedAgain() async throws {
+        let t = try E(holdFor: .milliseconds(300))
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.body(Array("aaa".utf8))])
+        let executor = t.executor(try t.plan(jobs: E.download("a", "https://x.org/a", to: "x/a.bin")))
+        let run = Task { await executor.run() }
+        for await url in t.transport.starts where url.hasSuffix("/a") { break }
+        try FileManager.default.removeItem(atPath: t.folder.path + "/x")
+        let result = await run.value
+        #expect(result.state("a") == .succeeded)
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/x/a.bin") == Data("aaa".utf8))
+        let first = try #require(result.job("a")?.lifecycle.attempts.first?.failure)
+        #expect(first.kind == .transient && first.message.contains("/x was removed while"), "\(first)")
+    }
+
+    /// Removed between two downloads into it, the folder this run had made was taken to
+    /// be there: every later download into it failed (`cannot create …xferpart`).
+    @Test func aFolderRemovedBetweenDownloadsIsMadeAgainForTheNext() async throws {
+        let t = try E(holdFor: .milliseconds(300))
+        defer { t.cleanUp() }
+        for name in ["a", "slow", "b"] { t.transport.script("https://x.org/\(name)", [.body(Array(name.utf8))]) }
+        let plan = try t.plan(jobs: [E.download("a", "https://x.org/a", to: "x/a.bin"),
+                                     E.download("slow", "https://x.org/slow", to: "y/slow.bin", extra: #", "dependsOn": ["a"]"#),
+                                     E.download("b", "https://x.org/b", to: "x/b.bin", extra: #", "dependsOn": ["slow"]"#)].joined(separator: ","))
+        let executor = t.executor(plan)
+        let run = Task { await executor.run() }
+        for await url in t.transport.starts where url.hasSuffix("/slow") { break }  // a is done: x/ was made
+        try FileManager.default.removeItem(atPath: t.folder.path + "/x")
+        let result = await run.value
+        #expect(result.state("b") == .succeeded)
+        #expect(result.job("b")?.lifecycle.attempts.count == 1)
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/x/b.bin") == Data("b".utf8))
+    }
+
     /// `producer | xferbatch run` with an upload from `/dev/stdin`: a pipe has no size to
     /// announce, so 0 bytes were sent as the whole body and the upload recorded as done.
     /// (Bounded: without the check, hashing the pipe waits for a writer forever.)

@@ -57,9 +57,19 @@ extension JobRunner {
         }
         try folders.ensure(folder)
         // Usually new: created empty, it needs no truncation below (a system call per file).
-        let new = resumeFrom == 0 ? open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) : -1
-        let created = new >= 0
-        let fd = created ? new : open(partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        func openPartial() -> (fd: Int32, created: Bool) {
+            let new = resumeFrom == 0 ? open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) : -1
+            return new >= 0 ? (new, true) : (open(partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644), false)
+        }
+        var opened = openPartial()
+        if opened.fd < 0, errno == ENOENT {
+            // The folder was removed since this run made it (a cleanup job, `rm -rf out`):
+            // made again, as a new run would.
+            folders.forget(folder)
+            try folders.ensure(folder)
+            opened = openPartial()
+        }
+        let (fd, created) = opened
         guard fd >= 0 else { throw Self.localFailure("cannot create \(partial)") }
         // Ours alone until it is renamed and closed (see `PartialLock`); taken before the
         // truncation below, so a partial another run is writing is left untouched.
@@ -265,11 +275,19 @@ extension JobRunner {
         record.updatedAt = Date().timeIntervalSince1970
         try commit(record, finishedFile: true)
         guard rename(partial, final) == 0 else {
-            let failure = Self.localFailure("cannot move the download into place at \(final)")
+            var failure = Self.localFailure("cannot move the download into place at \(final)")
+            let partialGone = access(partial, F_OK) != 0
+            if partialGone {
+                // The partial went with its folder, removed during the download: nothing is
+                // left to keep, and the next attempt makes the folder again and starts over.
+                folders.forget(folder)
+                failure = JobFailure(kind: .transient, code: failure.code,
+                                     message: "\(PathText.parent(partial)) was removed while \(final) was downloaded; it is downloaded again")
+            }
             // Not in place after all: the record says so, and keeps the complete partial,
             // with its validators, for the next run to move into place.
             record.phase = .failed
-            record.partialPath = partial
+            record.partialPath = partialGone ? nil : partial
             record.finalPath = nil
             record.sha256 = nil
             record.finalModified = nil

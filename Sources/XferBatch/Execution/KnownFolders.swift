@@ -16,4 +16,10 @@ final class KnownFolders: Sendable {
         }
         known.withLock { _ = $0.insert(folder) }
     }
+
+    /// Forgets `folder` and every folder inside it: removed since this run made them (a
+    /// cleanup job, `rm -rf out` during a run), they are created again when next needed.
+    func forget(_ folder: String) {
+        known.withLock { set in set = set.filter { !PathText.isWithin($0, folder: folder) } }
+    }
 }
