@@ -6,7 +6,7 @@ import Glibc
 enum DataURLTransfer {
     static func perform(_ request: TransferRequest, progress: TransferProgress) throws(TransferError) -> TransferOutcome {
         guard let bytes = DataURL.decode(request.url) else {
-            throw TransferError(kind: .permanent, code: "bad-data-url", message: "the data: URL is malformed")
+            throw TransferError(kind: .permanent, code: "bad-data-url", message: DataURL.problem(request.url) ?? "the data: URL is malformed")
         }
         progress.update(done: 0, expected: Int64(bytes.count))
         guard case .file(let fd, let offset) = request.destination else {

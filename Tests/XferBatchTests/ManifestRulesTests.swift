@@ -166,6 +166,15 @@ struct ManifestRulesTests {
         #expect(lines.contains { $0.contains("jobs[0].download.to: a data: URL has no file name") })
     }
 
+    /// Found when the manifest is read, at its JSON path, not as "the data: URL is
+    /// malformed" once the run got to it.
+    @Test func aDataURLThatCannotBeDecodedIsAManifestError() {
+        let bad = M.problems(M.manifest(jobs: M.download("a", "data:;base64,aGk!aGk=", to: "a.bin") + "," + M.download("b", "data:text/plain", to: "b.txt")))
+        #expect(bad.contains { $0.hasSuffix("jobs[0].download.url: its content is marked ;base64 but holds \"!\" at position 4, which base64 does not use") }, "\(bad)")
+        #expect(bad.contains { $0.hasSuffix("jobs[1].download.url: a data: URL needs a comma before its content (data:[type][;base64],content)") }, "\(bad)")
+        #expect(throws: Never.self) { try M.plan(M.manifest(jobs: M.download("c", "data:;base64,aGk%3D", to: "c.txt"))) }
+    }
+
     @Test func anUploadNeedsExactlyOneBody() {
         let both = M.problems(M.manifest(jobs: #"{"id": "u", "upload": {"url": "https://x.org/u", "from": "a", "multipart": {"fields": {"a": "b"}}}}"#))
         #expect(both.contains { $0.contains("either \"from\" (a raw body) or \"multipart\", not both") })

@@ -1,3 +1,5 @@
+import XferCurl
+
 extension ManifestDecoder {
     static let jobKeys: KeySet = ["id", "dependsOn", "optional", "priority", "allowOutsideOutputDir", "download", "upload", "archive", "extract"]
     static let actionKeys: KeySet = ["download", "upload", "archive", "extract"]
@@ -84,6 +86,9 @@ extension ManifestDecoder {
         guard let url else { return nil }
         if url.scheme == "data", to == nil || to!.hasSuffix("/") {
             within("to") { report("a data: URL has no file name; give \"to\" a file name", at: node.offset) }
+        }
+        if url.scheme == "data", let problem = DataURL.problem(url.string) {
+            within("url") { report(problem, at: m["url"]?.value.offset ?? node.offset) }
         }
         // libcurl answers such a URL with the folder's listing, which would be saved as the file.
         if url.isFTPOrSFTP, url.string.hasSuffix("/") {
