@@ -297,6 +297,25 @@ struct CheckpointRunTests {
         try #require(utimensat(AT_FDCWD, path, &times, 0) == 0)
     }
 
+    /// A server that sends neither ETag nor Last-Modified leaves nothing to ask "changed
+    /// since?" with: each run downloads the file whole, which `plan` now says.
+    @Test func planWarnsWhenConditionalRefreshHasNoValidatorToAskWith() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body([1])])
+        t.transport.script("https://x.org/b", [.body([2], headers: ["etag": "\"v1\""])])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "refresh": "conditional""#) + ","
+                              + E.download("b", "https://x.org/b", inner: #", "refresh": "conditional""#))
+        #expect(RunForecast(plan: plan, store: store).warnings.isEmpty, "nothing known before the first run")
+        _ = await t.run(plan, store: store)
+        var planned = plan
+        planned.forecast = RunForecast(plan: plan, store: store)
+        #expect(planned.forecast?.warnings == [0: RunForecast.noValidators])
+        #expect(planned.forecast?.actions[1] == .conditional)
+        #expect(planned.text().contains("      ! \(RunForecast.noValidators)\n"))
+    }
+
     @Test func conditionalRefreshKeepsTheFileOn304AndReplacesItOn200() async throws {
         let t = try E()
         defer { t.cleanUp() }

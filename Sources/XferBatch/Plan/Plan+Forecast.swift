@@ -48,6 +48,13 @@ public struct RunForecast: Sendable {
     public var enoughSpace: Bool
     /// What the servers said (`plan --probe`), by job index, for downloads without `size`.
     public var probes: [Int: ProbeAnswer]
+    /// Warnings the store gives, by job index: a run would do what the manifest asks,
+    /// but not what its author likely expects.
+    public var warnings: [Int: String] = [:]
+
+    /// A `refresh: conditional` download whose server sent neither ETag nor Last-Modified:
+    /// nothing to ask "changed since?" with, so every run fetches it whole.
+    static let noValidators = "refresh conditional, but the server sent neither ETag nor Last-Modified: every run downloads it again"
 
     /// - Parameter probes: what `SizeProbe` learned; a size counts like a manifest's `size`.
     public init(plan: Plan, store: any CheckpointStore, probes: [Int: ProbeAnswer] = [:]) {
@@ -89,6 +96,7 @@ public struct RunForecast: Sendable {
                 case .fresh:
                     actions.append(.transfer)
                     needed += size ?? 0
+                    if d.refresh == .conditional, previous?.phase == .done { warnings[job.index] = Self.noValidators }
                 }
                 // Only a request needs the CA bundle or SSH files (an up-to-date file does not).
                 switch actions[actions.count - 1] {

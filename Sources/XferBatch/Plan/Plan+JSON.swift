@@ -35,7 +35,7 @@ extension Plan {
                 w.member("archives", count(.archive))
                 w.member("extracts", count(.extract))
                 w.member("waves", graph.waves.count)
-                w.member("warnings", jobs.reduce(0) { $0 + $1.warnings.count })
+                w.member("warnings", jobs.reduce(0) { $0 + $1.warnings.count } + (forecast?.warnings.count ?? 0))
             }
             w.key("waves")
             w.array { w in
@@ -184,7 +184,7 @@ extension Plan {
                     }
                 }
             }
-            w.member("warnings", strings: job.warnings)
+            w.member("warnings", strings: job.warnings + (forecast?.warnings[job.index].map { [$0] } ?? []))
         }
     }
 }

@@ -22,6 +22,7 @@ extension Plan {
             for j in wave { out += describe(jobs[j]) }
         }
         let warnings = jobs.reduce(0) { $0 + $1.warnings.count } + (forecast?.probes.values.count { $0.warning != nil } ?? 0)
+            + (forecast?.warnings.count ?? 0)
         // Said again at the end, where a reader of a long plan looks first.
         let failing = forecast?.actions.count { if case .fails = $0 { true } else { false } } ?? 0
         let fails = failing == 0 ? "" : "; \(Self.counted(failing, "job")) would fail (see \"fails:\")"
@@ -83,6 +84,7 @@ extension Plan {
         for line in lines.dropFirst() { text += "      \(line)\n" }
         for warning in job.warnings { text += "      ! \(warning)\n" }
         if let warning = forecast?.probes[job.index]?.warning { text += "      ! \(warning)\n" }
+        if let warning = forecast?.warnings[job.index] { text += "      ! \(warning)\n" }
         return text
     }
 
