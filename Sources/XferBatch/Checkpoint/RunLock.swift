@@ -105,6 +105,10 @@ public final class RunLock: Sendable {
     }
 
     deinit {
-        close(descriptor)  // releases the flock
+        // Unlocked first: a close alone releases the lock only once every copy of the
+        // descriptor is closed, and a process forked at that moment holds a copy until it
+        // execs (CLOEXEC), which on a loaded machine took seconds (seen in the tests).
+        _ = flock(descriptor, LOCK_UN)
+        close(descriptor)
     }
 }
