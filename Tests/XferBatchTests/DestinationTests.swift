@@ -102,6 +102,29 @@ struct DestinationTests {
         #expect(t.transport.requests.isEmpty)
     }
 
+    /// A name the server chooses (`to` ending in `/`) never replaces a file this job did
+    /// not write: the user's own `notes.txt` was overwritten with the server's. As
+    /// `curl -OJ`, the job fails instead; the file it wrote itself is replaced on refresh.
+    @Test func aFileTheServerNamesNeverReplacesOneThisJobDidNotWrite() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let named = ["content-disposition": #"attachment; filename="notes.txt""#]
+        t.transport.script("https://x.org/get", [.body(Array("server".utf8), headers: named)])
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: t.folder.path + "/notes.txt"))
+        let plan = try t.plan(jobs: E.download("n", "https://x.org/get", to: "./", inner: #", "refresh": "always""#))
+        let refused = await t.run(plan, store: store)
+        #expect(refused.job("n")?.lifecycle.reason
+                == "name-taken: the server named the file notes.txt, and \(t.folder.path)/notes.txt is already there, not written by this job; move it away, or give \"to\" a file name")
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/notes.txt") == Data("mine".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: t.folder.path) == ["notes.txt"], "no partial left")
+        try FileManager.default.removeItem(atPath: t.folder.path + "/notes.txt")
+        #expect(await t.run(plan, store: store).state("n") == .succeeded)
+        t.transport.script("https://x.org/get", [.body(Array("newer".utf8), headers: named)])
+        #expect(await t.run(plan, store: store).state("n") == .succeeded, "its own file, fetched again")
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/notes.txt") == Data("newer".utf8))
+    }
+
     /// The output folder removed during a run (a cleanup job, `rm -rf out`): a download
     /// in flight lost its partial with it and failed for good at the rename (ENOENT,
     /// local); now it is downloaded again into the folder made anew.

@@ -259,6 +259,16 @@ extension JobRunner {
             if let problem = DestinationCheck.problem(at: final, folderHint: "the server named the file after it") {
                 throw DestinationCheck.failure(problem)
             }
+            // A file there that this job did not write (the user's own, another tool's) is
+            // never replaced by one the server named, as `curl -OJ` refuses to: its name
+            // is the server's choice, not the manifest's.
+            var there = stat()
+            if stored?.finalPath != final, lstat(final, &there) == 0 {
+                unlink(partial)
+                throw JobFailure(kind: .permanent, code: "name-taken",
+                                 message: "the server named the file \(PathText.lastComponent(final)), and \(final) is already there, not written by this job; "
+                                     + "move it away, or give \"to\" a file name")
+            }
         }
         // Recorded before the rename, so that no moment leaves a finished download without
         // a record: a run killed between the two leaves the journal line (adopted once its
