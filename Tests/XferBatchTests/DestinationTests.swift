@@ -89,16 +89,28 @@ struct DestinationTests {
         #expect(FileManager.default.contents(atPath: manifest) == Data("{}".utf8))
     }
 
-    @Test func anUploadOfAFolderFailsNamingItAndPlanSaysSo() async throws {
+    /// A folder, or a pipe (`producer | xferbatch run` with an upload from `/dev/stdin`:
+    /// no size to announce, so 0 bytes were sent as the whole body and the upload
+    /// recorded as done), fails the job before any request, and `plan` says so.
+    /// (Bounded: without the check, hashing a pipe waits for a writer forever.)
+    @Test(.timeLimit(.minutes(1)), arguments: ["folder", "pipe"])
+    func anUploadOfAFolderOrAPipeFailsNamingItAndPlanSaysSo(source: String) async throws {
         let t = try E()
         defer { t.cleanUp() }
-        let folder = t.folder.path + "/d"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(folder)", "url": "https://x.org/u"}}"#)
-        let message = "the upload source \(folder) is a folder; send a file (an archive job can pack the folder)"
+        let path = t.folder.path + "/" + source
+        let (code, message): (String, String)
+        if source == "folder" {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            (code, message) = ("EISDIR", "the upload source \(path) is a folder; send a file (an archive job can pack the folder)")
+        } else {
+            #expect(mkfifo(path, 0o600) == 0)
+            (code, message) = ("not-a-file", "the upload source \(path) is a named pipe, not a file: its size cannot be announced before sending, "
+                + "nor can it be read again for a retry; write it to a file first")
+        }
+        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(path)", "url": "https://x.org/u"}}"#)
         #expect(RunForecast(plan: plan, store: InMemoryCheckpointStore()).actions == [.fails(reason: message)])
         let result = await t.run(plan)
-        #expect(result.job("u")?.lifecycle.reason == "EISDIR: \(message)")
+        #expect(result.job("u")?.lifecycle.reason == "\(code): \(message)")
         #expect(t.transport.requests.isEmpty)
     }
 
@@ -160,23 +172,6 @@ struct DestinationTests {
         #expect(result.state("b") == .succeeded)
         #expect(result.job("b")?.lifecycle.attempts.count == 1)
         #expect(FileManager.default.contents(atPath: t.folder.path + "/x/b.bin") == Data("b".utf8))
-    }
-
-    /// `producer | xferbatch run` with an upload from `/dev/stdin`: a pipe has no size to
-    /// announce, so 0 bytes were sent as the whole body and the upload recorded as done.
-    /// (Bounded: without the check, hashing the pipe waits for a writer forever.)
-    @Test(.timeLimit(.minutes(1))) func anUploadFromAPipeFailsNamingItAndPlanSaysSo() async throws {
-        let t = try E()
-        defer { t.cleanUp() }
-        let pipe = t.folder.path + "/feed"
-        #expect(mkfifo(pipe, 0o600) == 0)
-        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(pipe)", "url": "https://x.org/u"}}"#)
-        let message = "the upload source \(pipe) is a named pipe, not a file: its size cannot be announced before sending, "
-            + "nor can it be read again for a retry; write it to a file first"
-        #expect(RunForecast(plan: plan, store: InMemoryCheckpointStore()).actions == [.fails(reason: message)])
-        let result = await t.run(plan)
-        #expect(result.job("u")?.lifecycle.reason == "not-a-file: \(message)")
-        #expect(t.transport.requests.isEmpty)
     }
 
     /// A missing source no job writes is sure to fail the run; one a job writes (a
