@@ -16,6 +16,7 @@ static inline CURLcode xb_easy_setopt_read_function(CURL *h, curl_read_callback 
 static inline CURLcode xb_easy_setopt_seek_function(CURL *h, curl_seek_callback f) { return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, f); }
 static inline CURLcode xb_easy_setopt_sshkey_function(CURL *h, curl_sshkeycallback f) { return curl_easy_setopt(h, CURLOPT_SSH_KEYFUNCTION, f); }
 static inline CURLcode xb_easy_setopt_xferinfo_function(CURL *h, curl_xferinfo_callback f) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f); }
+static inline CURLcode xb_easy_setopt_closesocket_function(CURL *h, curl_closesocket_callback f) { return curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, f); }
 
 static inline CURLcode xb_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode xb_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }

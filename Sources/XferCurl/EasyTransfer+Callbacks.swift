@@ -19,6 +19,17 @@ extension EasyTransfer {
         return size * count
     }
 
+    /// Closes a connection's socket so that the peer sees it end at once: `shutdown(2)`
+    /// sends the FIN even while a process forked at that moment still holds a copy of the
+    /// descriptor until it execs, which `close(2)` alone waits for (a test saw a pooled
+    /// connection still open after `TransferEngine.shutdown` returned, on a loaded machine
+    /// where another test was starting a process). libcurl keeps this in each connection,
+    /// so it needs no context pointer.
+    static let closeSocketCallback: curl_closesocket_callback = { _, socket in
+        _ = Glibc.shutdown(socket, Int32(SHUT_RDWR))
+        return Glibc.close(socket)
+    }
+
     /// Counters only: atomics, no allocation. Also the stall watchdog: libcurl calls this
     /// at least once a second even when nothing moves, and its own low-speed check
     /// averages over several seconds, which notices a stall late.

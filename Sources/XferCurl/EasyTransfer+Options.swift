@@ -64,6 +64,7 @@ extension EasyTransfer {
         try set(easy, CURLOPT_BUFFERSIZE, limited ? Self.rateLimitedBufferSize : Self.receiveBufferSize)
         try set(easy, CURLOPT_NOPROGRESS, 0)
         try check(xb_easy_setopt_xferinfo_function(easy, EasyTransfer.progressCallback), "CURLOPT_XFERINFOFUNCTION")
+        try check(xb_easy_setopt_closesocket_function(easy, EasyTransfer.closeSocketCallback), "CURLOPT_CLOSESOCKETFUNCTION")
         try set(easy, CURLOPT_XFERINFODATA, pointer: me)
         try check(xb_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, EasyTransfer.writeCallback), "CURLOPT_WRITEFUNCTION")
         try set(easy, CURLOPT_WRITEDATA, pointer: me)
