@@ -36,13 +36,7 @@ public final class SmallFilesystem: @unchecked Sendable {
 
     /// Runs a command as root: directly when we are, else through `sudo -n`.
     private static func run(_ command: [String]) -> Bool {
-        let process = Process()
         let asRoot = getuid() == 0 ? command : ["/usr/bin/sudo", "-n"] + command
-        process.executableURL = URL(fileURLWithPath: asRoot[0])
-        process.arguments = Array(asRoot.dropFirst())
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        return ChildProcess.run(asRoot[0], Array(asRoot.dropFirst())).status == 0
     }
 }

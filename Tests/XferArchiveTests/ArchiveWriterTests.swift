@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import XferArchive
+import XferFixtures
 
 @Suite("Archive writer")
 struct ArchiveWriterTests {
@@ -21,15 +22,9 @@ struct ArchiveWriterTests {
 
     /// `bsdtar -tvf` (Debian's libarchive-tools): a reader we did not write.
     func list(_ archive: String) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/bsdtar")
-        p.arguments = ["-tf", archive]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        return text
+        let listed = ChildProcess.run("/usr/bin/bsdtar", ["-tf", archive])
+        try #require(listed.status == 0, "bsdtar -tf \(archive)")
+        return listed.text
     }
 
     @Test(arguments: ArchiveFileFormat.allCases)

@@ -281,15 +281,7 @@ struct ArchiveJobTests {
 
     /// Entry names of a tar file, read by the system's tar.
     static func tarNames(_ path: String) throws -> [String] {
-        let tar = Process()
-        tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        tar.arguments = ["tar", "-tf", path]
-        let out = Pipe()
-        tar.standardOutput = out
-        try tar.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        tar.waitUntilExit()
-        return text.split(separator: "\n").map(String.init)
+        ChildProcess.run("/bin/tar", ["-tf", path]).text.split(separator: "\n").map(String.init)
     }
 
     @Test func anArchiveChangedSinceItWasBuiltIsBuiltAgain() async throws {

@@ -29,30 +29,11 @@ final class RealServer: @unchecked Sendable {
         return nil
     }
 
-    /// Runs `program` to its end, its output to /dev/null, and returns its exit status
-    /// (-1 when it could not be started or did not end within 10 s). Spawned and reaped
-    /// directly: Foundation's `Process` sometimes never saw a short-lived child end inside
-    /// these tests. `environment` nil passes this process's own.
+    /// Runs `program` to its end and returns its exit status (-1 when it could not be
+    /// started or did not end within 10 s); see `ChildProcess`. `environment` nil passes
+    /// this process's own.
     static func runToEnd(_ program: String, _ arguments: [String], environment: [String]? = nil) -> Int32 {
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { $0.map { strdup($0) } + [nil] }
-        defer { (argv + (envp ?? [])).forEach { free($0) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var pid: pid_t = 0
-        let spawned = envp.map { posix_spawn(&pid, program, &actions, nil, argv, $0) } ?? posix_spawn(&pid, program, &actions, nil, argv, environ)
-        guard spawned == 0 else { return -1 }
-        var status: Int32 = 0
-        for _ in 0..<1000 {
-            if waitpid(pid, &status, WNOHANG) == pid { return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1 }
-            usleep(10_000)
-        }
-        kill(pid, SIGKILL)
-        waitpid(pid, &status, 0)
-        return -1
+        ChildProcess.run(program, arguments, environment: environment, limit: .seconds(10)).status
     }
 
     /// A set-up command that failed (`mustRun`).

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import XferCurl
+import XferFixtures
 
 @Suite("Engine: SSH defaults")
 struct SSHDefaultsTests {
@@ -18,14 +19,7 @@ struct SSHDefaultsTests {
     }
 
     @Test func theDefaultUserIsTheLocalLoginName() throws {
-        let id = Process()
-        id.executableURL = URL(fileURLWithPath: "/usr/bin/id")
-        id.arguments = ["-un"]
-        let output = Pipe()
-        id.standardOutput = output
-        try id.run()
-        let name = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        id.waitUntilExit()
+        let name = ChildProcess.run("/usr/bin/id", ["-un"]).text
         #expect(SSHDefaults.loginName() == name.trimmingCharacters(in: .whitespacesAndNewlines), "as `id -un` names it")
     }
 }
