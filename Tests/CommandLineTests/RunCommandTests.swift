@@ -97,22 +97,25 @@ struct RunCommandTests {
         #expect(result.stdout.contains("failed  j50"))
     }
 
-    /// `generate | xferbatch run -`: paths resolve against the current folder, the state
-    /// folder is `.xferbatch/stdin` there, and the report names the manifest by the bytes read.
-    @Test func aManifestOnStandardInputRunsFromTheCurrentFolder() async throws {
+    /// `generate | xferbatch run -` (or `/dev/stdin`, or a shell's `<(generate)`): paths
+    /// resolve against the current folder, the state folder is `.xferbatch/stdin` there,
+    /// and the report names the manifest by the bytes read. Before, a path naming a pipe
+    /// failed "cannot read the file".
+    @Test(arguments: [("-", "<stdin>"), ("/dev/stdin", "/dev/stdin")])
+    func aManifestOnStandardInputRunsFromTheCurrentFolder(path: String, shownAs name: String) async throws {
         let scratch = try Scratch()
         let manifest = #"{"version": 1, "outputDir": "out", "jobs": [{"id": "a", "download": {"url": "data:,hello", "to": "a.txt"}}]}"#
-        let run = try await CommandRunner.run(["run", "-", "-q", "--report", "r.json"], stdin: manifest, in: scratch.folder)
+        let run = try await CommandRunner.run(["run", path, "-q", "--report", "r.json"], stdin: manifest, in: scratch.folder)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(FileManager.default.contents(atPath: scratch.path("out/a.txt")) == Data("hello".utf8))
         #expect(FileManager.default.fileExists(atPath: scratch.path(".xferbatch/stdin/checkpoints.sqlite")))
         let report = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: scratch.path("r.json")))) as? [String: Any]
         #expect(report?["manifestSHA256"] as? String == FileDigest.sha256(ofText: manifest))
-        let again = try await CommandRunner.run(["run", "-", "-q"], stdin: manifest, in: scratch.folder)
+        let again = try await CommandRunner.run(["run", path, "-q"], stdin: manifest, in: scratch.folder)
         #expect(again.stdout.hasPrefix("Done: 0 succeeded, 1 up-to-date of 1 jobs"))
-        let wrong = try await CommandRunner.run(["plan", "-"], stdin: #"{"version": 1, "jobs": []}"#, in: scratch.folder)
+        let wrong = try await CommandRunner.run(["plan", path], stdin: #"{"version": 1, "jobs": []}"#, in: scratch.folder)
         #expect(wrong.status == 2)
-        #expect(wrong.stderr == "<stdin>:1:24: jobs: there are no jobs\n")
+        #expect(wrong.stderr == "\(name):1:24: jobs: there are no jobs\n")
     }
 
     @Test func aSuccessfulRunExitsZeroAndSaysWhereTheReportIs() async throws {

@@ -41,7 +41,7 @@ final class PathClaims: Sendable {
             default: break
             }
         }
-        if let manifest = OwnFilesCheck(manifestPath: plan.manifestPath, directory: plan.directory).manifest { owners[manifest] = .manifest }
+        if let manifest = OwnFilesCheck(manifest: plan.manifestIsStream ? nil : plan.manifestPath, directory: plan.directory).manifest { owners[manifest] = .manifest }
         return owners
     }
 }

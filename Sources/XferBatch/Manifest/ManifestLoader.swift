@@ -23,53 +23,64 @@ public struct ManifestLoader: Sendable {
 
     /// Loads the manifest at `path` (as the user typed it; errors show it that way), or
     /// from standard input for `-`.
+    ///
+    /// A path that is not a regular file (`/dev/stdin`, a shell's `<(generate)`, a named
+    /// pipe) is read to its end like `-`, and its relative paths resolve against the
+    /// current folder too: the folder such a path sits in (`/dev/fd`) says nothing about
+    /// where the outputs belong, and could not hold a state folder.
     public func load(path: String) throws(ManifestError) -> LoadedManifest {
         if path == Self.standardInput {
-            return try decode(bytes: try Self.readStandardInput(), path: Self.standardInputName, directory: PathText.absolute("."))
+            let bytes = try Self.readToEnd(STDIN_FILENO, name: Self.standardInputName)
+            return try decode(bytes: bytes, path: Self.standardInputName, directory: PathText.absolute("."), isStream: true)
         }
-        let bytes: [UInt8]
-        do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            if let type = attributes[.type] as? FileAttributeType, type == .typeDirectory {
-                throw ManifestError(file: path, message: "is a folder; give the path of a manifest file")
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ManifestError(file: path, message: "cannot read the file: \(Self.reason(errno))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw ManifestError(file: path, message: "cannot read the file: \(Self.reason(errno))") }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            throw ManifestError(file: path, message: "is a folder; give the path of a manifest file")
+        case S_IFREG:
+            if info.st_size > Self.maxBytes {
+                throw ManifestError(file: path, message: "the manifest is \(ByteSize.format(Int64(info.st_size))); the limit is \(ByteSize.format(Int64(Self.maxBytes))) (split the batch into several manifests)")
             }
-            if let size = attributes[.size] as? NSNumber, size.intValue > Self.maxBytes {
-                throw ManifestError(file: path, message: "the manifest is \(ByteSize.format(size.int64Value)); the limit is \(ByteSize.format(Int64(Self.maxBytes))) (split the batch into several manifests)")
-            }
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw ManifestError(file: path, message: "cannot read the file (check that it exists and is readable)")
-            }
-            guard data.count <= Self.maxBytes else {
-                throw ManifestError(file: path, message: "the manifest is larger than \(ByteSize.format(Int64(Self.maxBytes)))")
-            }
-            bytes = [UInt8](data)
-        } catch let error as ManifestError {
-            throw error
-        } catch {
-            throw ManifestError(file: path, message: "cannot read the file: no such file or not readable")
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            return try decode(bytes: try Self.readToEnd(fd, name: path), path: path, directory: PathText.absolute(directory))
+        default:
+            return try decode(bytes: try Self.readToEnd(fd, name: path), path: path, directory: PathText.absolute("."), isStream: true)
         }
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        return try decode(bytes: bytes, path: path, directory: PathText.absolute(directory))
     }
 
-    /// All of standard input, up to `maxBytes`.
-    private static func readStandardInput() throws(ManifestError) -> [UInt8] {
+    /// Why a manifest could not be opened, in the user's words.
+    private static func reason(_ code: Int32) -> String {
+        switch code {
+        case ENOENT: "no such file"
+        case ENOTDIR: "no such file (a folder on its path is a file)"
+        case EACCES: "permission denied"
+        default: String(cString: strerror(code))
+        }
+    }
+
+    /// All of `fd` (standard input, a pipe, or a file that may still grow), up to `maxBytes`.
+    private static func readToEnd(_ fd: Int32, name: String) throws(ManifestError) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { throw ManifestError(file: standardInputName, message: "cannot read standard input: \(String(cString: strerror(errno)))") }
+            guard n >= 0 else { throw ManifestError(file: name, message: "cannot read the file: \(String(cString: strerror(errno)))") }
             if n == 0 { return bytes }
             bytes += chunk[..<n]
             guard bytes.count <= maxBytes else {
-                throw ManifestError(file: standardInputName, message: "the manifest is larger than \(ByteSize.format(Int64(maxBytes))) (split the batch into several manifests)")
+                throw ManifestError(file: name, message: "the manifest is larger than \(ByteSize.format(Int64(maxBytes))) (split the batch into several manifests)")
             }
         }
     }
 
     /// Decodes manifest bytes; `directory` is what relative paths resolve against.
-    public func decode(bytes: [UInt8], path: String, directory: String) throws(ManifestError) -> LoadedManifest {
+    /// `isStream`: the bytes came from standard input or a pipe, not a file (see `load`).
+    public func decode(bytes: [UInt8], path: String, directory: String, isStream: Bool = false) throws(ManifestError) -> LoadedManifest {
         let source = SourceText(path: path, bytes: bytes)
         if let bad = UTF8Check.firstInvalidOffset(bytes) {
             throw ManifestError(source: source, root: nil, diagnostics: [
@@ -90,7 +101,7 @@ public struct ManifestLoader: Sendable {
         guard let manifest, decoder.diagnostics.isEmpty else {
             throw ManifestError(source: source, root: root, diagnostics: decoder.diagnostics)
         }
-        return LoadedManifest(manifest: manifest, source: source, directory: directory)
+        return LoadedManifest(manifest: manifest, source: source, directory: directory, isStream: isStream)
     }
 }
 
@@ -103,6 +114,9 @@ public struct LoadedManifest: Sendable {
     public var source: SourceText
     /// Absolute folder of the manifest file; relative paths resolve against it.
     public var directory: String
+    /// Read from standard input or a pipe: `directory` is the current folder, and the
+    /// state folder is named `stdin` (see `Plan.defaultStateFolder`).
+    public var isStream = false
 }
 
 extension ManifestError {

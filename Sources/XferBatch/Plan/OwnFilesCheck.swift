@@ -8,7 +8,7 @@
 /// paths, like every planner check; a file the server names at run time is checked when
 /// it is known (`PathClaims`).
 struct OwnFilesCheck {
-    /// The manifest, absolute (nil: read from standard input).
+    /// The manifest, absolute (nil: read from standard input or a pipe).
     let manifest: String?
     /// `.xferbatch/` beside the manifest: every manifest's default state folder.
     let stateRoot: String
@@ -16,10 +16,10 @@ struct OwnFilesCheck {
     /// files (`--state .`), not replace them.
     let stateFolder: String?
 
-    init(manifestPath: String, directory: String, stateFolder: String? = nil) {
+    /// - Parameter manifest: the manifest's path as given (nil: read from standard input or a pipe).
+    init(manifest: String?, directory: String, stateFolder: String? = nil) {
         self.stateFolder = stateFolder.map(PathText.absolute)
-        manifest = manifestPath == ManifestLoader.standardInputName ? nil
-            : directory == "/" ? "/" + PathText.lastComponent(manifestPath) : directory + "/" + PathText.lastComponent(manifestPath)
+        self.manifest = manifest.map { directory == "/" ? "/" + PathText.lastComponent($0) : directory + "/" + PathText.lastComponent($0) }
         stateRoot = PathText.resolve(Plan.stateFolderName, against: directory)
     }
 

@@ -1,7 +1,7 @@
 extension Plan {
     /// The state folder a run uses unless told otherwise (`--state DIR`):
     /// `.xferbatch/<manifest file name>/` beside the manifest (`.xferbatch/stdin/` in the
-    /// current folder for a manifest read from standard input).
+    /// current folder for a manifest read from standard input or a pipe).
     ///
     /// One folder per manifest, not one per directory: several manifests side by side (one
     /// per cron entry, say) each keep their own checkpoints and lock. Shared, a job id both
@@ -10,7 +10,7 @@ extension Plan {
     /// and each run would lock the others out. The full file name (not its stem) keeps
     /// `a.json` and `a.json.bak` apart.
     public var defaultStateFolder: String {
-        let name = manifestPath == ManifestLoader.standardInputName ? "stdin" : PathText.lastComponent(manifestPath)
+        let name = manifestIsStream ? "stdin" : PathText.lastComponent(manifestPath)
         return directory + "/" + Self.stateFolderName + "/" + name
     }
 

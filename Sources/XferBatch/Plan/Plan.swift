@@ -4,6 +4,9 @@ public struct Plan: Sendable {
     public var name: String?
     /// The manifest path as the user gave it.
     public var manifestPath: String
+    /// The manifest was read from standard input or a pipe (`-`, `<(generate)`), not a
+    /// file: `directory` is the current folder (see `ManifestLoader.load`).
+    public var manifestIsStream: Bool
     /// Absolute folder of the manifest.
     public var directory: String
     /// Absolute `outputDir`.
@@ -21,6 +24,7 @@ public struct Plan: Sendable {
                 limits: Limits, jobs: [PlannedJob], graph: JobGraph) {
         self.name = name
         self.manifestPath = manifestPath
+        self.manifestIsStream = manifestPath == ManifestLoader.standardInputName
         self.directory = directory
         self.outputDirectory = outputDirectory
         self.limits = limits

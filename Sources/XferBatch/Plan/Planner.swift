@@ -18,7 +18,8 @@ public struct Planner: Sendable {
     ///   which no job may write into either.
     public func plan(_ loaded: LoadedManifest, stateFolder: String? = nil) throws(ManifestError) -> Plan {
         do {
-            return try plan(loaded.manifest, manifestPath: loaded.source.path, directory: loaded.directory, stateFolder: stateFolder)
+            return try plan(loaded.manifest, manifestPath: loaded.source.path, directory: loaded.directory, stateFolder: stateFolder,
+                            manifestIsStream: loaded.isStream)
         } catch {
             let root = try? JSONParser.parse(loaded.source.bytes)
             throw ManifestError(source: loaded.source, root: root, diagnostics: error.diagnostics)
@@ -26,7 +27,9 @@ public struct Planner: Sendable {
     }
 
     /// Plans `manifest`, whose relative paths resolve against `directory` (absolute).
-    public func plan(_ manifest: Manifest, manifestPath: String, directory: String, stateFolder: String? = nil) throws(PlanningError) -> Plan {
+    /// `manifestIsStream`: read from standard input or a pipe (see `ManifestLoader.load`).
+    public func plan(_ manifest: Manifest, manifestPath: String, directory: String, stateFolder: String? = nil,
+                     manifestIsStream: Bool = false) throws(PlanningError) -> Plan {
         var problems: [Diagnostic] = []
         let outputDirectory = PathText.resolve(manifest.outputDir, against: directory, home: PathText.home(in: environment))
         let jobs = manifest.jobs
@@ -95,12 +98,14 @@ public struct Planner: Sendable {
             }
         }
         problems += DataflowCheck(jobs: jobs, planned: planned, outputs: outputs, graph: graph).problems()
-        problems += OwnFilesCheck(manifestPath: manifestPath, directory: directory, stateFolder: stateFolder)
+        let isStream = manifestIsStream || manifestPath == ManifestLoader.standardInputName
+        problems += OwnFilesCheck(manifest: isStream ? nil : manifestPath, directory: directory, stateFolder: stateFolder)
             .problems(jobs: jobs, planned: planned, outputs: outputs)
         if !problems.isEmpty { throw PlanningError(diagnostics: problems) }
         var plan = Plan(name: manifest.name, manifestPath: manifestPath, directory: directory,
                         outputDirectory: outputDirectory, limits: manifest.limits, jobs: planned, graph: graph)
         plan.givenStateFolder = stateFolder.map(PathText.absolute)
+        plan.manifestIsStream = isStream
         return plan
     }
 
