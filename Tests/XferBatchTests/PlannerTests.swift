@@ -268,6 +268,25 @@ struct ExtractPlanningTests {
         #expect(lines.contains { $0.contains("jobs[3].archive.from[0]: can match files inside /work/x/, which extract job \"x\" writes") })
     }
 
+    /// A glob that cannot reach inside an extraction's folder needs no dependency on it.
+    /// Before, any glob in the folder above one was told to depend on the extraction, which
+    /// for an archive the extraction unpacks (pack `big*.bin`, extract it into `x/`) could
+    /// only be satisfied by a cycle.
+    @Test func aGlobThatCannotReachInsideAnExtractionsFolderNeedsNoDependency() throws {
+        let jobs = M.download("a", to: "big1.bin") + #", {"id": "pack", "dependsOn": ["a"], "archive": {"from": ["big*.bin"], "to": "all.tar"}}"#
+            + #", {"id": "x", "extract": {"from": "pack", "to": "x/"}}"#
+        let plan = try M.plan(M.manifest(jobs: jobs))
+        #expect(plan.jobs[2].dependsOn == ["pack"])
+        for reaching in ["*/a.log", "x*/a.log", "**/*.log", "x/**"] {
+            let lines = M.problems(M.manifest(jobs: jobs + #", {"id": "z", "archive": {"from": ["\#(reaching)"], "to": "logs.tar"}}"#))
+            #expect(lines.contains { $0.contains("jobs[3].archive.from[0]: can match files inside /work/x/, which extract job \"x\" writes") }, "\(reaching)")
+        }
+        for missing in ["*.log", "y*/a.log", "x*"] {
+            let plan = try M.plan(M.manifest(jobs: jobs + #", {"id": "z", "archive": {"from": ["\#(missing)"], "to": "logs.tar"}}"#))
+            #expect(plan.jobs[3].dependsOn.isEmpty, "\(missing)")
+        }
+    }
+
     @Test func theOutputFolderItselfIsNotAnExtractionTarget() {
         let lines = M.problems(M.manifest(jobs: M.download("a", to: "a.zip") + #", {"id": "x", "extract": {"from": "a", "to": "./"}}"#))
         #expect(lines.contains { $0.contains("jobs[1].extract.to: an extraction replaces its folder as a whole") })

@@ -133,7 +133,15 @@ struct ArchiveRunner {
             // Regular files only, as `tar` packs their content: a pipe in the folder would
             // be waited on forever, and a socket or device has no content to pack.
             var info = stat()
-            if stat(full, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+            guard stat(full, &info) == 0 else { continue }
+            // A folder the pattern cannot reach inside (`big*.bin` and an extraction's
+            // folder beside it) is not walked: it may hold many files, or be swapped by
+            // an extraction the planner let run meanwhile.
+            if info.st_mode & S_IFMT == S_IFDIR, !glob.canMatchInside(full) {
+                walker.skipDescendants()
+                continue
+            }
+            if info.st_mode & S_IFMT == S_IFREG,
                !full.hasSuffix(".xferpart"), !full.contains(".xferpart/"), glob.matches(full) {
                 matches.append(full)
             }

@@ -122,9 +122,7 @@ struct DataflowCheck {
                 problems.append(Diagnostic(JobPath.action(jobs[p.index], "from").appending(index: k),
                                            "matches \(path), which job \"\(planned[w].id)\" writes, but does not depend on it; add \"dependsOn\": [\"\(planned[w].id)\"]"))
             }
-            let fixed = Glob.fixedFolder(of: pattern)
-            for f in folders where f.index != p.index && !graph.depends(p.index, on: f.index)
-                && (PathText.isWithin(fixed, folder: f.folder) || PathText.isWithin(f.folder, folder: fixed)) {
+            for f in folders where f.index != p.index && !graph.depends(p.index, on: f.index) && glob.canMatchInside(f.folder) {
                 problems.append(Diagnostic(JobPath.action(jobs[p.index], "from").appending(index: k),
                                            "can match files inside \(f.folder), which extract job \"\(planned[f.index].id)\" writes, but does not depend on it; add \"dependsOn\": [\"\(planned[f.index].id)\"]"))
             }
