@@ -4,22 +4,41 @@ import Foundation
 /// answers on.
 public enum LoopbackPort {
     /// A port nobody listens on right now (bound, read, released): for a server about to
-    /// start there, or for a connection that must be refused.
+    /// start there. Not for a connection that must be refused: see `Refusing`.
     public static func free() throws -> Int {
+        let (fd, port) = try bound()
+        close(fd)
+        return port
+    }
+
+    /// A port where a connection is certainly refused: bound, so that no server of a test
+    /// running alongside can take it meanwhile, but never listening. (A port from `free()`
+    /// was taken by one: "Connection reset by peer" instead of a refusal.)
+    public final class Refusing: Sendable {
+        public let port: Int
+        private let socket: Int32
+
+        public init() throws { (socket, port) = try bound() }
+
+        deinit { close(socket) }
+    }
+
+    /// A TCP socket bound to an ephemeral port on 127.0.0.1, and the port.
+    private static func bound() throws -> (Int32, Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        try withUnsafeMutablePointer(to: &address) { pointer in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                guard bind(fd, raw, length) == 0, getsockname(fd, raw, &length) == 0 else {
-                    throw POSIXError(.EADDRINUSE)
-                }
-            }
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard ok else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 }

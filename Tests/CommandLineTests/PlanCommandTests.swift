@@ -120,7 +120,8 @@ struct PlanCommandTests {
         let server = try await FixtureServer.start()
         server.addFile("nohead.bin", [UInt8](repeating: 1, count: 1000))
         server.script("/files/nohead.bin", [.status(405), .status(405)])  // one per plan
-        let closedPort = try LoopbackPort.free()
+        let closed = try LoopbackPort.Refusing()
+        defer { withExtendedLifetime(closed) {} }  // bound until the probes are made
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-probe-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -129,7 +130,7 @@ struct PlanCommandTests {
             {"version": 1, "outputDir": "out", "jobs": [
               {"id": "nohead", "download": {"url": "\#(server.baseURL)/files/nohead.bin", "to": "a.bin"}},
               {"id": "gone", "download": {"url": "\#(server.baseURL)/files/gone.bin", "to": "b.bin"}},
-              {"id": "down", "download": {"url": "http://127.0.0.1:\#(closedPort)/c.bin", "to": "c.bin"}}]}
+              {"id": "down", "download": {"url": "http://127.0.0.1:\#(closed.port)/c.bin", "to": "c.bin"}}]}
             """#.write(toFile: manifest, atomically: true, encoding: .utf8)
         let text = try await plan([manifest, "--probe"])
         let json = try await plan([manifest, "--probe", "--format", "json"])

@@ -58,12 +58,9 @@ struct FailureClassificationTests {
 
     @Test func aRefusedConnectionIsTransient() async throws {
         try await EngineTesting.with { t in
-            // Bind and close a server to get a port nobody listens on.
-            let closed = try await FixtureServer.start()
-            let port = closed.port
-            await closed.stop()
+            let nobody = try LoopbackPort.Refusing()
             await #expect {
-                _ = try await t.engine.perform(TransferRequest(url: "http://127.0.0.1:\(port)/x"), progress: TransferProgress())
+                _ = try await t.engine.perform(TransferRequest(url: "http://127.0.0.1:\(nobody.port)/x"), progress: TransferProgress())
             } throws: { error in
                 (error as? TransferError)?.kind == .transient && (error as? TransferError)?.code == "CURLE_COULDNT_CONNECT"
             }
