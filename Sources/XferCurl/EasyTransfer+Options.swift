@@ -40,6 +40,14 @@ extension EasyTransfer {
             try set(easy, CURLOPT_SSL_VERIFYPEER, 0)
             try set(easy, CURLOPT_SSL_VERIFYHOST, 0)
         }
+        // A client certificate is presented to whichever server asks for one, as `curl
+        // --cert` does: it says who we are, and proves it without giving the key away.
+        if let certificate = r.options.clientCertificate {
+            try set(easy, CURLOPT_SSLCERT, certificate)
+            if let key = r.options.clientKey { try set(easy, CURLOPT_SSLKEY, key) }
+            // SFTP sets CURLOPT_KEYPASSWD for its own key (`configureSSH`).
+            if let passphrase = r.options.clientKeyPassphrase, scheme != "sftp" { try set(easy, CURLOPT_KEYPASSWD, passphrase) }
+        }
         if let proxy = r.options.proxy { try set(easy, CURLOPT_PROXY, proxy) }
         if r.options.requireFTPTLS, scheme == "ftp" { try set(easy, CURLOPT_USE_SSL, Int(XB_CURLUSESSL_ALL)) }
 

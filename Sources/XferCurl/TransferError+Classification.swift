@@ -43,7 +43,7 @@ extension TransferError {
         case CURLE_FILESIZE_EXCEEDED, CURLE_BAD_CONTENT_ENCODING, CURLE_FTP_PRET_FAILED, CURLE_FTP_WEIRD_PASS_REPLY:
             return .permanent  // protocol-level refusals
         // TLS: certificates and handshakes do not fix themselves between attempts.
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CIPHER,
              CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_USE_SSL_FAILED,
              CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT:
             return .permanent
@@ -51,6 +51,7 @@ extension TransferError {
         case CURLE_WRITE_ERROR, CURLE_READ_ERROR: return .local  // our file could not be written or read
         case CURLE_OUT_OF_MEMORY: return .local  // not the server's fault
         case CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CRL_BADFILE: return .local  // the CA/CRL file named here is unusable
+        case CURLE_SSL_CERTPROBLEM: return .local  // our client certificate or key is unusable (or its passphrase wrong)
         case CURLE_ABORTED_BY_CALLBACK: return .cancelled  // only our own callbacks abort
         default: return .permanent  // unknown failures are not retried blindly
         }
@@ -85,7 +86,8 @@ extension TransferError {
             (CURLE_WEIRD_SERVER_REPLY, "CURLE_WEIRD_SERVER_REPLY"), (CURLE_SSL_CACERT_BADFILE, "CURLE_SSL_CACERT_BADFILE"),
             (CURLE_SEND_FAIL_REWIND, "CURLE_SEND_FAIL_REWIND"), (CURLE_BAD_DOWNLOAD_RESUME, "CURLE_BAD_DOWNLOAD_RESUME"),
             (CURLE_FTP_COULDNT_USE_REST, "CURLE_FTP_COULDNT_USE_REST"), (CURLE_USE_SSL_FAILED, "CURLE_USE_SSL_FAILED"),
-            (CURLE_FAILED_INIT, "CURLE_FAILED_INIT"),
+            (CURLE_FAILED_INIT, "CURLE_FAILED_INIT"), (CURLE_SSL_CERTPROBLEM, "CURLE_SSL_CERTPROBLEM"),
+            (CURLE_SSL_CLIENTCERT, "CURLE_SSL_CLIENTCERT"),
         ]
         return known.first { $0.0 == code }?.1 ?? "CURLcode \(code.rawValue)"
     }

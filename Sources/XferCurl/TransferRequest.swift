@@ -136,6 +136,13 @@ public struct TransferRequest: Sendable {
         public var sshPrivateKey: String?
         /// SFTP: the private key's passphrase (a secret: never logged).
         public var sshKeyPassphrase: String?
+        /// TLS client certificate (PEM), for servers that ask who connects (mutual TLS); it
+        /// may hold the private key too.
+        public var clientCertificate: String?
+        /// The client certificate's private key (PEM), when not in the certificate's file.
+        public var clientKey: String?
+        /// The client key's passphrase (a secret: never logged).
+        public var clientKeyPassphrase: String?
         /// `ftp://`: explicit TLS (AUTH TLS), required; the transfer fails rather than log in
         /// or move data in clear (CURLOPT_USE_SSL, CURLUSESSL_ALL).
         public var requireFTPTLS = false

@@ -267,6 +267,23 @@ struct ExecutorTests {
         #expect(t.transport.requests.first?.options.requireFTPTLS == explicit)
     }
 
+    /// The client certificate goes with every request of the job; its key's passphrase is
+    /// read from the environment at run time; an unusable key names the settings.
+    @Test func aClientCertificateGoesWithTheRequestAndAKeyProblemNamesTheSettings() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.failure(TransferError(kind: .local, code: "CURLE_SSL_CERTPROBLEM",
+                                                                      message: "unable to set private key file"))])
+        let tls = #", "tls": {"clientCert": "me.pem", "clientKey": "me.key", "keyPassphraseEnv": "KEYPASS"}"#
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: tls), environment: ["KEYPASS": "open sesame"])
+        let reason = await t.run(plan, environment: ["KEYPASS": "open sesame"]).job("a")?.lifecycle.reason ?? ""
+        let options = try #require(t.transport.requests.first?.options)
+        #expect(options.clientCertificate == t.folder.path + "/me.pem")
+        #expect(options.clientKey == t.folder.path + "/me.key")
+        #expect(options.clientKeyPassphrase == "open sesame")
+        #expect(reason.contains("tls.clientCert and tls.clientKey name PEM files"), "\(reason)")
+    }
+
     @Test func aCertificateThatCannotBeVerifiedNamesTheSettingsThatHelp() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -6,7 +6,7 @@ import Testing
 struct PlannerTests {
     typealias M = ManifestTesting
 
-    /// A CA bundle or SSH file a transfer's settings name that cannot be read fails the
+    /// A CA bundle, client certificate or SSH file a transfer's settings name that cannot be read fails the
     /// transfer before it sends anything: `plan` says so, unless a job of the plan writes it.
     @Test func aFileTheTransferSettingsNameThatCannotBeReadIsShownFailing() throws {
         let missing = "/nonexistent/xferbatch/ca.pem"
@@ -14,12 +14,14 @@ struct PlannerTests {
             #"{"id": "tls", "download": {"url": "https://x.org/a", "to": "a", "tls": {"caFile": "\#(missing)"}}}"#,
             #"{"id": "key", "upload": {"from": "/etc/hostname", "url": "sftp://x.org/u", "sftp": {"knownHosts": "/etc/hostname", "privateKey": "\#(missing)"}}}"#,
             #"{"id": "plain", "download": {"url": "http://x.org/a", "to": "b", "tls": {"caFile": "\#(missing)"}}}"#,
+            #"{"id": "me", "download": {"url": "https://x.org/c", "to": "c", "tls": {"clientCert": "/etc/hostname", "clientKey": "\#(missing)"}}}"#,
         ]
         let forecast = RunForecast(plan: try M.plan(M.manifest(jobs: jobs.joined(separator: ","))), store: InMemoryCheckpointStore())
         let reason = String(cString: strerror(ENOENT))
         #expect(forecast.actions[0] == .fails(reason: "cannot read \(missing) (tls.caFile): \(reason)"))
         #expect(forecast.actions[1] == .fails(reason: "cannot read \(missing) (sftp.privateKey): \(reason)"))
         #expect(forecast.actions[2] == .transfer, "plain http reads no CA file")
+        #expect(forecast.actions[3] == .fails(reason: "cannot read \(missing) (tls.clientKey): \(reason)"))
         let fetched = M.download("ca", "https://x.org/ca.pem", to: "ca.pem")
             + #", {"id": "tls", "dependsOn": ["ca"], "download": {"url": "https://x.org/a", "to": "a", "tls": {"caFile": "\#(M.directory)/ca.pem"}}}"#
         let later = RunForecast(plan: try M.plan(M.manifest(jobs: fetched)), store: InMemoryCheckpointStore())
@@ -181,6 +183,27 @@ struct PlannerTests {
         let text = String(decoding: try M.plan(json, environment: ["KEYPASS": "hunter2"]).json(), as: UTF8.self)
         #expect(text.contains(#""passphraseEnv":"KEYPASS""#))
         #expect(!text.contains("hunter2"))
+    }
+
+    /// Mutual TLS: the client certificate and key are paths resolved like every other, the
+    /// key's passphrase is named by its variable, never shown; a key without a certificate
+    /// is said to do nothing.
+    @Test func aClientCertificateIsAPathAndItsKeysPassphraseAVariable() throws {
+        let tls = #""tls": {"clientCert": "certs/me.pem", "clientKey": "~/me.key", "keyPassphraseEnv": "KEYPASS"}"#
+        let json = M.manifest(jobs: #"{"id": "a", "download": {"url": "https://h/f", "to": "f"}}"#, extra: #""defaults": {\#(tls)},"#)
+        let plan = try M.plan(json, environment: ["HOME": "/home/me", "KEYPASS": "hunter2"])
+        let t = try #require(plan.jobs[0].transfer)
+        #expect(t.clientCert == "/work/certs/me.pem")
+        #expect(t.clientKey == "/home/me/me.key")
+        #expect(t.secretVariables.contains("KEYPASS"))
+        #expect(plan.text().contains("client certificate /work/certs/me.pem, key /home/me/me.key ($KEYPASS)"))
+        let text = String(decoding: plan.json(), as: UTF8.self)
+        #expect(text.contains(#""clientCert":"/work/certs/me.pem""#) && text.contains(#""keyPassphraseEnv":"KEYPASS""#))
+        #expect(!text.contains("hunter2"))
+        let unset = try M.plan(json, environment: ["HOME": "/home/me"])
+        #expect(unset.jobs[0].warnings.contains("environment variable KEYPASS is not set here; the run will need it"))
+        let keyOnly = M.manifest(jobs: #"{"id": "a", "download": {"url": "https://h/f", "to": "f", "tls": {"clientKey": "me.key"}}}"#)
+        #expect(try M.plan(keyOnly).jobs[0].warnings.contains { $0.hasPrefix("tls.clientKey and tls.keyPassphraseEnv are not used without tls.clientCert") })
     }
 
     /// `~/` means the home folder wherever a path is written, as in a shell: before, an

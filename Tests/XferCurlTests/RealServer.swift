@@ -162,6 +162,35 @@ extension RealServer {
             """) { d in try selfSignedCertificate(in: d, openssl: openssl) }
     }
 
+    /// nginx over TLS (as `nginxTLS`) that requires a client certificate signed by its own
+    /// CA (`client-ca.pem`). For clients: `client.pem` and `client.key`, the same key
+    /// encrypted with the passphrase "open sesame" (`client-encrypted.key`), and certificate
+    /// and key in one file (`client-both.pem`).
+    static func nginxMutualTLS() throws -> RealServer? {
+        guard let openssl = try program("/usr/bin/openssl", package: "openssl") else { return nil }
+        return try startNginx(name: "nginx-mtls", server: """
+            server {
+                listen 127.0.0.1:PORT ssl;
+                ssl_certificate DIR/cert.pem;
+                ssl_certificate_key DIR/key.pem;
+                ssl_client_certificate DIR/client-ca.pem;
+                ssl_verify_client on;
+                root DIR/www;
+              }
+            """) { d in
+            try selfSignedCertificate(in: d, openssl: openssl)
+            try mustRun(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", d + "/client-ca.key", "-out", d + "/client-ca.pem",
+                                  "-days", "2", "-subj", "/CN=xferbatch test client CA"])
+            try mustRun(openssl, ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", d + "/client.key", "-out", d + "/client.csr",
+                                  "-subj", "/CN=xferbatch test client"])
+            try mustRun(openssl, ["x509", "-req", "-in", d + "/client.csr", "-CA", d + "/client-ca.pem", "-CAkey", d + "/client-ca.key",
+                                  "-CAcreateserial", "-days", "2", "-out", d + "/client.pem"])
+            try mustRun(openssl, ["pkey", "-in", d + "/client.key", "-aes256", "-passout", "pass:open sesame", "-out", d + "/client-encrypted.key"])
+            let both = try String(contentsOfFile: d + "/client.pem", encoding: .utf8) + String(contentsOfFile: d + "/client.key", encoding: .utf8)
+            try both.write(toFile: d + "/client-both.pem", atomically: true, encoding: .utf8)
+        }
+    }
+
     /// `cert.pem` and `key.pem` for 127.0.0.1 in `d`.
     static func selfSignedCertificate(in d: String, openssl: String) throws {
         try mustRun(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", d + "/key.pem", "-out", d + "/cert.pem",

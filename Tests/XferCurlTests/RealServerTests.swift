@@ -439,6 +439,44 @@ struct RealServerTests {
         }
     }
 
+    /// Mutual TLS: a server that requires a client certificate refuses a transfer without
+    /// one, and accepts the one given, its key apart or in the same file, encrypted or not.
+    @Test func aServerThatRequiresAClientCertificateGetsTheOneGiven() async throws {
+        guard let tls = try RealServer.nginxMutualTLS() else { return }
+        defer { tls.stop() }
+        try tls.write("www/s.txt", Array("members only\n".utf8))
+        func request(_ certificate: String?, key: String? = nil, passphrase: String? = nil) -> TransferRequest {
+            var r = TransferRequest(url: "https://127.0.0.1:\(tls.port)/s.txt")
+            r.options.caFile = tls.path("cert.pem")
+            r.options.clientCertificate = certificate.map(tls.path)
+            r.options.clientKey = key.map(tls.path)
+            r.options.clientKeyPassphrase = passphrase
+            return r
+        }
+        // A fresh engine each: a connection is never reused with another certificate, but
+        // each case should stand on its own.
+        try await withEngine { engine, _ in
+            await #expect {
+                _ = try await engine.perform(request(nil), progress: TransferProgress())
+            } throws: { ($0 as? TransferError)?.httpStatus == 400 }  // nginx: "No required SSL certificate was sent"
+        }
+        for accepted in [request("client.pem", key: "client.key"), request("client-both.pem"),
+                         request("client.pem", key: "client-encrypted.key", passphrase: "open sesame")] {
+            try await withEngine { engine, _ in
+                let outcome = try await engine.perform(accepted, progress: TransferProgress())
+                #expect(String(decoding: outcome.body, as: UTF8.self) == "members only\n", "\(accepted.options.clientKey ?? "")")
+            }
+        }
+        try await withEngine { engine, _ in
+            await #expect {
+                _ = try await engine.perform(request("client.pem", key: "client-encrypted.key", passphrase: "wrong"), progress: TransferProgress())
+            } throws: { error in
+                let e = error as? TransferError
+                return e?.code == "CURLE_SSL_CERTPROBLEM" && e?.kind == .local && e?.message.contains("wrong") == false
+            }
+        }
+    }
+
     @Test func tlsIsVerifiedByDefaultAndHTTPSNeverRedirectsToHTTPUnlessAllowed() async throws {
         guard let tls = try RealServer.nginxTLS() else { return }
         defer { tls.stop() }

@@ -78,6 +78,9 @@ struct JobRunner: Sendable {
         options.maxBytesPerSecond = bandwidthPerTransfer
         options.requireFTPTLS = t.explicitFTPS
         if let name = t.passphraseEnv { options.sshKeyPassphrase = try secrets.value(name) }
+        options.clientCertificate = t.clientCert
+        options.clientKey = t.clientKey
+        if let name = t.keyPassphraseEnv { options.clientKeyPassphrase = try secrets.value(name) }
         let headers = try secrets.headers(t.headers)
         var request = TransferRequest(url: url.string, headers: headers.all, auth: try secrets.auth(t.auth), options: options)
         request.originBoundHeaders = headers.secret
@@ -96,6 +99,9 @@ struct JobRunner: Sendable {
         // libcurl's words say what is wrong, not which manifest setting helps.
         if error.code == "CURLE_PEER_FAILED_VERIFICATION" {
             message += " (tls.caFile names the certificate of a CA to trust, such as a private one; tls.insecure skips the check)"
+        }
+        if error.code == "CURLE_SSL_CERTPROBLEM" {
+            message += " (tls.clientCert and tls.clientKey name PEM files; tls.keyPassphraseEnv the variable holding an encrypted key's passphrase)"
         }
         return JobFailure(kind: kind, code: error.code, message: message, httpStatus: error.httpStatus, retryAfter: error.retryAfter)
     }

@@ -2,7 +2,7 @@ extension ManifestDecoder {
     static let transferKeys: KeySet = ["headers", "auth", "retry", "timeouts", "tls", "proxy", "sftp"]
     static let retryKeys: KeySet = ["attempts", "initialDelay", "maxDelay", "maxRetryAfter"]
     static let timeoutKeys: KeySet = ["connect", "total", "stall"]
-    static let tlsKeys: KeySet = ["caFile", "insecure", "allowHttpRedirects", "explicitFTPS"]
+    static let tlsKeys: KeySet = ["caFile", "insecure", "allowHttpRedirects", "explicitFTPS", "clientCert", "clientKey", "keyPassphraseEnv"]
     static let sftpKeys: KeySet = ["knownHosts", "privateKey", "passphraseEnv"]
     static let authKinds: KeySet = ["basic", "bearer", "netrc"]
 
@@ -28,7 +28,9 @@ extension ManifestDecoder {
             guard let o = members(of: node, allowed: Self.tlsKeys) else { return nil }
             return TLSSettings(caFile: field(o, "caFile") { nonEmptyString($0) }, insecure: field(o, "insecure") { bool($0) },
                                allowHttpRedirects: field(o, "allowHttpRedirects") { bool($0) },
-                               explicitFTPS: field(o, "explicitFTPS") { bool($0) })
+                               explicitFTPS: field(o, "explicitFTPS") { bool($0) },
+                               clientCert: field(o, "clientCert") { nonEmptyString($0) }, clientKey: field(o, "clientKey") { nonEmptyString($0) },
+                               keyPassphraseEnv: field(o, "keyPassphraseEnv") { envName($0) })
         }) { t.tls = tls }
         t.proxy = field(m, "proxy") { node -> String? in
             guard let text = nonEmptyString(node) else { return nil }

@@ -24,7 +24,9 @@ extension TransferSettings {
             stall: other.timeouts.stall ?? timeouts.stall)
         merged.tls = TLSSettings(caFile: other.tls.caFile ?? tls.caFile, insecure: other.tls.insecure ?? tls.insecure,
                                  allowHttpRedirects: other.tls.allowHttpRedirects ?? tls.allowHttpRedirects,
-                                 explicitFTPS: other.tls.explicitFTPS ?? tls.explicitFTPS)
+                                 explicitFTPS: other.tls.explicitFTPS ?? tls.explicitFTPS,
+                                 clientCert: other.tls.clientCert ?? tls.clientCert, clientKey: other.tls.clientKey ?? tls.clientKey,
+                                 keyPassphraseEnv: other.tls.keyPassphraseEnv ?? tls.keyPassphraseEnv)
         merged.proxy = other.proxy ?? proxy
         merged.sftp = SFTPSettings(
             knownHosts: other.sftp.knownHosts ?? sftp.knownHosts,

@@ -90,7 +90,7 @@ public struct TimeoutSettings: Sendable, Equatable {
     }
 }
 
-/// TLS verification settings.
+/// TLS settings: whom to trust, and who we are.
 public struct TLSSettings: Sendable, Equatable {
     /// CA bundle file, relative to the manifest's folder.
     public var caFile: String?
@@ -102,12 +102,23 @@ public struct TLSSettings: Sendable, Equatable {
     /// `ftp://` URLs use explicit TLS (AUTH TLS on the FTP port, "FTPES"), required: the
     /// login and the data never go in clear. (`ftps://` is implicit TLS, a port of its own.)
     public var explicitFTPS: Bool?
+    /// Client certificate file (PEM) for servers that require one (mutual TLS), relative
+    /// to the manifest's folder; it may hold the private key too.
+    public var clientCert: String?
+    /// The client certificate's private key file (PEM), when not in `clientCert`.
+    public var clientKey: String?
+    /// The environment variable holding the client key's passphrase (never its value).
+    public var keyPassphraseEnv: String?
 
-    public init(caFile: String? = nil, insecure: Bool? = nil, allowHttpRedirects: Bool? = nil, explicitFTPS: Bool? = nil) {
+    public init(caFile: String? = nil, insecure: Bool? = nil, allowHttpRedirects: Bool? = nil, explicitFTPS: Bool? = nil,
+                clientCert: String? = nil, clientKey: String? = nil, keyPassphraseEnv: String? = nil) {
         self.caFile = caFile
         self.insecure = insecure
         self.allowHttpRedirects = allowHttpRedirects
         self.explicitFTPS = explicitFTPS
+        self.clientCert = clientCert
+        self.clientKey = clientKey
+        self.keyPassphraseEnv = keyPassphraseEnv
     }
 }
 

@@ -15,6 +15,12 @@ public struct EffectiveTransfer: Sendable, Equatable {
     public var allowHttpRedirects: Bool
     /// `ftp://` with explicit TLS, required (`tls.explicitFTPS`).
     public var explicitFTPS: Bool
+    /// Absolute paths of the TLS client certificate and its key (`tls.clientCert`,
+    /// `tls.clientKey`); nil: none is presented.
+    public var clientCert: String?
+    public var clientKey: String?
+    /// Environment variable holding the client key's passphrase (`tls.keyPassphraseEnv`).
+    public var keyPassphraseEnv: String?
     public var proxy: String?
     /// Absolute path; nil means `~/.ssh/known_hosts`.
     public var knownHosts: String?
@@ -38,6 +44,9 @@ public struct EffectiveTransfer: Sendable, Equatable {
         insecure = settings.tls.insecure ?? false
         allowHttpRedirects = settings.tls.allowHttpRedirects ?? false
         explicitFTPS = settings.tls.explicitFTPS ?? false
+        clientCert = file(settings.tls.clientCert)
+        clientKey = file(settings.tls.clientKey)
+        keyPassphraseEnv = settings.tls.keyPassphraseEnv
         proxy = settings.proxy
         knownHosts = file(settings.sftp.knownHosts)
         privateKey = file(settings.sftp.privateKey)
@@ -53,6 +62,7 @@ public struct EffectiveTransfer: Sendable, Equatable {
         case .netrc, nil: break
         }
         if let passphraseEnv { names.append(passphraseEnv) }
+        if let keyPassphraseEnv { names.append(keyPassphraseEnv) }
         for header in headers {
             if case .environment(let name) = header.value { names.append(name) }
         }

@@ -164,6 +164,9 @@ struct JobResolver {
         var warnings: [String] = []
         if t.insecure { warnings.append("TLS certificate verification is OFF (tls.insecure): anyone on the path can alter the data") }
         if t.allowHttpRedirects { warnings.append("redirects from https to plain http are followed (tls.allowHttpRedirects): the rest of the transfer is unprotected") }
+        if t.clientCert == nil, t.clientKey != nil || t.keyPassphraseEnv != nil {
+            warnings.append("tls.clientKey and tls.keyPassphraseEnv are not used without tls.clientCert: no client certificate is presented")
+        }
         for name in t.secretVariables where environment[name] == nil {
             warnings.append("environment variable \(name) is not set here; the run will need it")
         }

@@ -250,6 +250,9 @@ extension EffectiveTransfer {
                 w.member("insecure", insecure)
                 w.member("allowHttpRedirects", allowHttpRedirects)
                 w.member("explicitFTPS", explicitFTPS)
+                w.member("clientCert", clientCert)
+                w.member("clientKey", clientKey)
+                w.member("keyPassphraseEnv", keyPassphraseEnv)
             }
             w.member("proxy", proxy)
             w.key("sftp")

@@ -102,6 +102,10 @@ extension Plan {
         if !t.headers.isEmpty { extra.append("headers \(t.headers.map(\.name).joined(separator: ", "))") }
         if let proxy = t.proxy { extra.append("proxy \(proxy)") }
         if let ca = t.caFile { extra.append("CA \(ca)") }
+        if let certificate = t.clientCert {
+            extra.append("client certificate \(certificate)" + (t.clientKey.map { ", key \($0)" } ?? "")
+                         + (t.keyPassphraseEnv.map { " ($\($0))" } ?? ""))
+        }
         if t.explicitFTPS { extra.append("explicit FTPS") }
         if !extra.isEmpty { lines.append(extra.joined(separator: "; ")) }
         return lines

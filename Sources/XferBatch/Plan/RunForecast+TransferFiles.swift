@@ -1,8 +1,8 @@
 import Foundation
 
 extension RunForecast {
-    /// The files a transfer's settings name that a run could not read: the CA bundle of an
-    /// https or ftps URL (`tls.caFile`), the known_hosts file and private key of an sftp
+    /// The files a transfer's settings name that a run could not read: the CA bundle and
+    /// client certificate and key of an https or ftps URL (`tls.*`), the known_hosts file and private key of an sftp
     /// one. The transfer would fail on them before sending anything, so `plan` says so.
     /// A file another job of the plan writes (a CA bundle downloaded first) is not judged.
     struct TransferFiles {
@@ -16,8 +16,10 @@ extension RunForecast {
         /// Why `t` cannot be used for `url`, or nil.
         mutating func problem(_ url: TransferURL, _ t: EffectiveTransfer) -> String? {
             var named: [(file: String, setting: String)] = []
-            if let ca = t.caFile, url.scheme == "https" || url.scheme == "ftps" || (url.scheme == "ftp" && t.explicitFTPS) {
-                named.append((ca, "tls.caFile"))
+            if url.scheme == "https" || url.scheme == "ftps" || (url.scheme == "ftp" && t.explicitFTPS) {
+                if let ca = t.caFile { named.append((ca, "tls.caFile")) }
+                if let certificate = t.clientCert { named.append((certificate, "tls.clientCert")) }
+                if let key = t.clientKey { named.append((key, "tls.clientKey")) }
             }
             if url.scheme == "sftp" {
                 named.append((t.knownHosts ?? PathText.home(in: ProcessInfo.processInfo.environment) + "/.ssh/known_hosts", "sftp.knownHosts"))
