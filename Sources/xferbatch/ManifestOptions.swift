@@ -13,14 +13,18 @@ struct ManifestOptions: ParsableArguments {
     }
 
     /// The plan and the manifest's bytes as read (standard input can be read only once).
-    /// - Parameter stateFolder: `--state`, which no job may write into.
-    func load(stateFolder: String? = nil) throws -> (plan: Plan, source: SourceText) {
+    /// - Parameters:
+    ///   - stateFolder: `--state`, which no job may write into.
+    ///   - jobs: job ids named on the command line: the plan keeps them and what they
+    ///     depend on (`Plan.selecting`); empty: every job.
+    func load(stateFolder: String? = nil, selecting jobs: [String] = []) throws -> (plan: Plan, source: SourceText) {
         let environment = ProcessInfo.processInfo.environment
         do {
             let loaded = try ManifestLoader(environment: environment).load(path: manifest)
-            return (try Planner(environment: environment).plan(loaded, stateFolder: stateFolder), loaded.source)
+            let plan = try Planner(environment: environment).plan(loaded, stateFolder: stateFolder)
+            return (jobs.isEmpty ? plan : try plan.selecting(jobs), loaded.source)
         } catch {
-            StandardStreams.writeError(error.description + "\n")
+            StandardStreams.writeError("\(error)\n")
             throw ExitCode(ExitStatus.invalidInput.rawValue)
         }
     }

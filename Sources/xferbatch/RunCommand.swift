@@ -23,6 +23,9 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ManifestOptions
 
+    @Argument(help: ArgumentHelp("Jobs to run, with every job they depend on; none: all of them.", valueName: "job"))
+    var jobs: [String] = []
+
     @Flag(help: "Stop starting new jobs after the first failure.")
     var failFast = false
 
@@ -84,7 +87,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         LogSetup.bootstrap()
-        var (plan, source) = try options.load(stateFolder: stateOptions.state)
+        var (plan, source) = try options.load(stateFolder: stateOptions.state, selecting: jobs)
         for (option, path) in [("--report", report), ("--junit", junit)] {
             guard let path, path != "-", let problem = ReportFile.prepare(writing: path) else { continue }
             StandardStreams.writeError("xferbatch: \(option): cannot write \(path): \(problem)\n")

@@ -118,6 +118,30 @@ struct RunCommandTests {
         #expect(wrong.stderr == "\(name):1:24: jobs: there are no jobs\n")
     }
 
+    /// `run m.json c` runs c and what it depends on, and leaves the other jobs alone; an
+    /// unknown id stops it before anything runs.
+    @Test func jobsNamedAfterTheManifestRunWithWhatTheyNeedAndNothingElse() async throws {
+        let scratch = try Scratch()
+        try #"""
+            {"version": 1, "outputDir": "out", "jobs": [
+              {"id": "a", "download": {"url": "data:,a", "to": "a.txt"}},
+              {"id": "b", "download": {"url": "data:,b", "to": "b.txt"}},
+              {"id": "c", "dependsOn": ["a"], "download": {"url": "data:,c", "to": "c.txt"}}]}
+            """#.write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let typo = try await CommandRunner.run(["run", "m.json", "c", "bb", "-q"], in: scratch.folder)
+        #expect(typo.status == 2)
+        #expect(typo.stderr == "no job \"bb\" in m.json (did you mean \"b\"?)\n")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path(".xferbatch")), "nothing ran, no state folder")
+        let some = try await CommandRunner.run(["run", "m.json", "c", "-q"], in: scratch.folder)
+        #expect(some.status == 0, "\(some.stderr)")
+        #expect(some.stdout.hasPrefix("Done: 2 succeeded of 2 jobs"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).sorted() == ["a.txt", "c.txt"])
+        let status = try await CommandRunner.run(["status", "m.json"], in: scratch.folder)
+        #expect(status.stdout.contains("pending  b"), "\(status.stdout)")
+        let all = try await CommandRunner.run(["run", "m.json", "-q"], in: scratch.folder)
+        #expect(all.stdout.hasPrefix("Done: 1 succeeded, 2 up-to-date of 3 jobs"))
+    }
+
     @Test func aSuccessfulRunExitsZeroAndSaysWhereTheReportIs() async throws {
         let scratch = try Scratch()
         let server = try await FixtureServer.start()

@@ -10,6 +10,11 @@ extension Plan {
         out += "Plan for \(title) (\(manifestPath))\n"
         let kinds = JobKind.allCases.filter { count($0) > 0 }.map { Self.counted(count($0), $0.rawValue) }.joined(separator: ", ")
         out += "  \(Self.counted(jobs.count, "job")): \(kinds), in \(Self.counted(graph.waves.count, "wave"))\n"
+        if let selection {
+            let more = jobs.count - selection.named.count
+            out += "  selected: \(FoldedList.text(selection.named))" + (more > 0 ? " and the \(Self.counted(more, "job")) needed first" : "")
+                + ", of \(selection.manifestJobs) in the manifest\n"
+        }
         out += "  critical path: \(Self.chain(graph.criticalPath.map { jobs[$0].id })) (\(Self.counted(graph.criticalPath.count, "job")))\n"
         out += "  output folder: \(show(outputDirectory))\n"
         let bandwidth = limits.bandwidth.map { ByteSize.format($0) + "/s" } ?? "unlimited"

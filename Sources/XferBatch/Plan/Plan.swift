@@ -19,6 +19,9 @@ public struct Plan: Sendable {
     public var forecast: RunForecast?
     /// The state folder given instead of the default (`--state`), absolute.
     public var givenStateFolder: String?
+    /// The jobs named on the command line, when the plan holds only them and what they
+    /// depend on (see `selecting(_:)`); nil: the whole manifest.
+    public var selection: Selection?
 
     public init(name: String?, manifestPath: String, directory: String, outputDirectory: String,
                 limits: Limits, jobs: [PlannedJob], graph: JobGraph) {
