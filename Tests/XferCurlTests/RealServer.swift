@@ -150,16 +150,7 @@ extension RealServer {
     /// nginx over TLS with a self-signed certificate for 127.0.0.1 (`cert.pem`), serving
     /// `www/`; `/to-http` redirects to a plain-http URL.
     static func nginxTLS() throws -> RealServer? {
-        guard let openssl = try program("/usr/bin/openssl", package: "openssl") else { return nil }
-        return try startNginx(name: "nginx-tls", server: """
-            server {
-                listen 127.0.0.1:PORT ssl;
-                ssl_certificate DIR/cert.pem;
-                ssl_certificate_key DIR/key.pem;
-                root DIR/www;
-                location = /to-http { return 302 http://127.0.0.1:1/plain.txt; }
-              }
-            """) { d in try selfSignedCertificate(in: d, openssl: openssl) }
+        try startNginxTLS(name: "nginx-tls", directives: "location = /to-http { return 302 http://127.0.0.1:1/plain.txt; }")
     }
 
     /// nginx over TLS (as `nginxTLS`) that requires a client certificate signed by its own
@@ -167,18 +158,7 @@ extension RealServer {
     /// encrypted with the passphrase "open sesame" (`client-encrypted.key`), and certificate
     /// and key in one file (`client-both.pem`).
     static func nginxMutualTLS() throws -> RealServer? {
-        guard let openssl = try program("/usr/bin/openssl", package: "openssl") else { return nil }
-        return try startNginx(name: "nginx-mtls", server: """
-            server {
-                listen 127.0.0.1:PORT ssl;
-                ssl_certificate DIR/cert.pem;
-                ssl_certificate_key DIR/key.pem;
-                ssl_client_certificate DIR/client-ca.pem;
-                ssl_verify_client on;
-                root DIR/www;
-              }
-            """) { d in
-            try selfSignedCertificate(in: d, openssl: openssl)
+        try startNginxTLS(name: "nginx-mtls", directives: "ssl_client_certificate DIR/client-ca.pem; ssl_verify_client on;") { d, openssl in
             try mustRun(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", d + "/client-ca.key", "-out", d + "/client-ca.pem",
                                   "-days", "2", "-subj", "/CN=xferbatch test client CA"])
             try mustRun(openssl, ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", d + "/client.key", "-out", d + "/client.csr",
@@ -188,6 +168,25 @@ extension RealServer {
             try mustRun(openssl, ["pkey", "-in", d + "/client.key", "-aes256", "-passout", "pass:open sesame", "-out", d + "/client-encrypted.key"])
             let both = try String(contentsOfFile: d + "/client.pem", encoding: .utf8) + String(contentsOfFile: d + "/client.key", encoding: .utf8)
             try both.write(toFile: d + "/client-both.pem", atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// nginx over TLS with `cert.pem` for 127.0.0.1, serving `www/`, with `directives`
+    /// added to its server block; `prepare` makes further files in its folder first.
+    private static func startNginxTLS(name: String, directives: String,
+                                      prepare: (String, String) throws -> Void = { _, _ in }) throws -> RealServer? {
+        guard let openssl = try program("/usr/bin/openssl", package: "openssl") else { return nil }
+        return try startNginx(name: name, server: """
+            server {
+                listen 127.0.0.1:PORT ssl;
+                ssl_certificate DIR/cert.pem;
+                ssl_certificate_key DIR/key.pem;
+                root DIR/www;
+                \(directives)
+              }
+            """) { d in
+            try selfSignedCertificate(in: d, openssl: openssl)
+            try prepare(d, openssl)
         }
     }
 

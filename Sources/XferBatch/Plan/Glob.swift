@@ -18,7 +18,7 @@ struct Glob: Sendable {
     }
 
     func matches(_ path: String) -> Bool {
-        Self.match(pattern[...], Array(path.utf8)[...])
+        Self.match(pattern[...], Array(path.utf8)[...], prefix: false)
     }
 
     /// Whether the pattern can match some file inside `folder` (at any depth), whatever
@@ -26,27 +26,28 @@ struct Glob: Sendable {
     /// and `/out/**` can. Decided on the text alone, as the planner decides everything.
     func canMatchInside(_ folder: String) -> Bool {
         let prefix = folder.utf8.last == UInt8(ascii: "/") ? folder : folder + "/"
-        return Self.matchPrefix(pattern[...], Array(prefix.utf8)[...])
+        return Self.match(pattern[...], Array(prefix.utf8)[...], prefix: true)
     }
 
-    /// `match` for a path of which only the beginning, `s`, is known: true when the pattern
-    /// can spell `s` and then at least one more character.
-    private static func matchPrefix(_ p: ArraySlice<UInt8>, _ s: ArraySlice<UInt8>) -> Bool {
+    /// Whether `p` spells `s`; with `prefix`, whether it spells `s` and then at least one
+    /// more character (`s` is only the beginning of a path).
+    private static func match(_ p: ArraySlice<UInt8>, _ s: ArraySlice<UInt8>, prefix: Bool) -> Bool {
         var p = p, s = s
         while let c = p.first {
-            guard let x = s.first else { return true }
             if c == UInt8(ascii: "*") {
                 let doubleStar = p.dropFirst().first == UInt8(ascii: "*")
                 let rest = p.dropFirst(doubleStar ? 2 : 1)
                 var candidate = s
                 while true {
-                    if matchPrefix(rest, candidate) { return true }
-                    // The star has spelled all of `s` and may go on spelling the rest.
-                    guard let next = candidate.first else { return true }
+                    if match(rest, candidate, prefix: prefix) { return true }
+                    // All of `s` spelled: the star may go on spelling what follows a prefix.
+                    guard let next = candidate.first else { return prefix }
                     guard doubleStar || next != UInt8(ascii: "/") else { return false }
                     candidate = candidate.dropFirst()
                 }
             }
+            // `s` ends before the pattern: a whole path does not match, a prefix goes on.
+            guard let x = s.first else { return prefix }
             if c == UInt8(ascii: "?") {
                 if x == UInt8(ascii: "/") { return false }
             } else if c != x {
@@ -55,31 +56,6 @@ struct Glob: Sendable {
             p = p.dropFirst()
             s = s.dropFirst()
         }
-        return false
-    }
-
-    private static func match(_ p: ArraySlice<UInt8>, _ s: ArraySlice<UInt8>) -> Bool {
-        var p = p, s = s
-        while let c = p.first {
-            if c == UInt8(ascii: "*") {
-                let doubleStar = p.dropFirst().first == UInt8(ascii: "*")
-                let rest = p.dropFirst(doubleStar ? 2 : 1)
-                var candidate = s
-                while true {
-                    if match(rest, candidate) { return true }
-                    guard let next = candidate.first, doubleStar || next != UInt8(ascii: "/") else { return false }
-                    candidate = candidate.dropFirst()
-                }
-            }
-            guard let x = s.first else { return false }
-            if c == UInt8(ascii: "?") {
-                if x == UInt8(ascii: "/") { return false }
-            } else if c != x {
-                return false
-            }
-            p = p.dropFirst()
-            s = s.dropFirst()
-        }
-        return s.isEmpty
+        return !prefix && s.isEmpty
     }
 }
