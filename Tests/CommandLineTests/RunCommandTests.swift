@@ -132,9 +132,12 @@ struct RunCommandTests {
         #expect(typo.status == 2)
         #expect(typo.stderr == "no job \"bb\" in m.json (did you mean \"b\"?)\n")
         #expect(!FileManager.default.fileExists(atPath: scratch.path(".xferbatch")), "nothing ran, no state folder")
-        let some = try await CommandRunner.run(["run", "m.json", "c", "-q"], in: scratch.folder)
+        let some = try await CommandRunner.run(["run", "m.json", "c", "-q", "--report", "r.json"], in: scratch.folder)
         #expect(some.status == 0, "\(some.stderr)")
         #expect(some.stdout.hasPrefix("Done: 2 succeeded of 2 jobs"))
+        let report = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: scratch.path("r.json")))) as? [String: Any]
+        let selection = report?["selection"] as? [String: Any]
+        #expect(selection?["named"] as? [String] == ["c"] && selection?["manifestJobs"] as? Int == 3, "\(String(describing: report?["selection"]))")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).sorted() == ["a.txt", "c.txt"])
         let status = try await CommandRunner.run(["status", "m.json"], in: scratch.folder)
         #expect(status.stdout.contains("pending  b"), "\(status.stdout)")

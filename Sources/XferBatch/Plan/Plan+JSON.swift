@@ -37,15 +37,7 @@ extension Plan {
                 w.member("waves", graph.waves.count)
                 w.member("warnings", jobs.reduce(0) { $0 + $1.warnings.count } + (forecast?.warnings.count ?? 0))
             }
-            w.key("selection")
-            if let selection {
-                w.object { w in
-                    w.member("named", strings: selection.named)
-                    w.member("manifestJobs", selection.manifestJobs)
-                }
-            } else {
-                w.null()
-            }
+            Selection.write(selection, to: &w)
             w.key("waves")
             w.array { w in
                 for wave in graph.waves { w.array { w in for j in wave { w.string(jobs[j].id) } } }

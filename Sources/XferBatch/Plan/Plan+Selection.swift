@@ -6,6 +6,16 @@ extension Plan {
         public var named: [String]
         /// Jobs in the whole manifest.
         public var manifestJobs: Int
+
+        /// Writes the `"selection"` member of a plan or a report: null for the whole manifest.
+        static func write(_ selection: Selection?, to w: inout JSONWriter) {
+            w.key("selection")
+            guard let selection else { return w.null() }
+            w.object { w in
+                w.member("named", strings: selection.named)
+                w.member("manifestJobs", selection.manifestJobs)
+            }
+        }
     }
 
     /// Why a selection cannot be made: ids the manifest does not have.

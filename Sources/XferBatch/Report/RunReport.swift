@@ -42,6 +42,7 @@ public struct RunReport {
                 w.member("cancelled", s.cancelled)
                 w.member("bytes", s.bytes)
             }
+            Plan.Selection.write(plan.selection, to: &w)
             w.key("jobs")
             w.array { w in
                 for job in result.jobs { write(job, to: &w, seconds: seconds) }
