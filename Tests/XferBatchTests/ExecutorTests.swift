@@ -304,6 +304,24 @@ struct ExecutorTests {
         #expect(t.transport.requests.isEmpty)
     }
 
+    /// A CI system passes a secret it withholds (a fork's pull request) as an empty string:
+    /// that is a missing secret too, not a request with an empty token. A Basic password
+    /// may be empty (an API key as the user name).
+    @Test func anEmptySecretIsMissingButAnEmptyPasswordIsAllowed() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/b", [.body(Array("ok".utf8))])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "auth": {"bearer": {"tokenEnv": "TOKEN"}}"#) + ","
+                              + E.download("b", "https://x.org/b", inner: #", "auth": {"basic": {"userEnv": "KEY", "passwordEnv": "NONE"}}"#),
+                              environment: ["TOKEN": "", "KEY": "sk_1", "NONE": ""])
+        #expect(plan.jobs[0].warnings.contains("environment variable TOKEN is empty here; the run will need a value"))
+        #expect(!plan.jobs[1].warnings.contains { $0.contains("NONE") })
+        let result = await t.run(plan, environment: ["TOKEN": "", "KEY": "sk_1", "NONE": ""])
+        #expect(result.job("a")?.lifecycle.reason == "missing-secret: environment variable TOKEN is set but empty (as CI systems pass a secret they withhold)")
+        #expect(result.state("b") == .succeeded)
+        #expect(t.transport.requests.map(\.url) == ["https://x.org/b"])
+    }
+
     @Test func aChecksumMismatchIsRetriedAndNeverReachesTheFinalPath() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -7,9 +7,17 @@ import XferCurl
 struct SecretResolver: Sendable {
     let environment: [String: String]
 
-    func value(_ name: String) throws(JobFailure) -> String {
+    /// The variable's value. Empty counts as missing unless `mayBeEmpty` (a Basic
+    /// password: some APIs take the key as the user name and no password). Why: CI systems
+    /// pass a secret they withhold (a pull request from a fork) as an empty string, and an
+    /// empty token sent as `Authorization: Bearer ` came back as the server's puzzling 401.
+    func value(_ name: String, mayBeEmpty: Bool = false) throws(JobFailure) -> String {
         guard let value = environment[name] else {
             throw JobFailure(kind: .permanent, code: "missing-secret", message: "environment variable \(name) is not set")
+        }
+        if value.isEmpty, !mayBeEmpty {
+            throw JobFailure(kind: .permanent, code: "missing-secret",
+                             message: "environment variable \(name) is set but empty (as CI systems pass a secret they withhold)")
         }
         return value
     }
@@ -17,7 +25,7 @@ struct SecretResolver: Sendable {
     func auth(_ auth: Auth?) throws(JobFailure) -> TransferRequest.Auth {
         switch auth {
         case nil: return .none
-        case .basic(let userEnv, let passwordEnv): return .basic(user: try value(userEnv), password: try value(passwordEnv))
+        case .basic(let userEnv, let passwordEnv): return .basic(user: try value(userEnv), password: try value(passwordEnv, mayBeEmpty: true))
         case .bearer(let tokenEnv): return .bearer(token: try value(tokenEnv))
         case .netrc: return .netrc(file: nil)
         }

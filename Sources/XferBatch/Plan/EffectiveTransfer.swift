@@ -53,6 +53,13 @@ public struct EffectiveTransfer: Sendable, Equatable {
         passphraseEnv = settings.sftp.passphraseEnv
     }
 
+    /// Whether the secret variable `name` may hold an empty value: a Basic password only
+    /// (see `SecretResolver.value`).
+    public func mayBeEmpty(_ name: String) -> Bool {
+        if case .basic(let user, let password) = auth { return name == password && name != user }
+        return false
+    }
+
     /// Environment variables this transfer reads secrets from.
     public var secretVariables: [String] {
         var names: [String] = []

@@ -167,8 +167,12 @@ struct JobResolver {
         if t.clientCert == nil, t.clientKey != nil || t.keyPassphraseEnv != nil {
             warnings.append("tls.clientKey and tls.keyPassphraseEnv are not used without tls.clientCert: no client certificate is presented")
         }
-        for name in t.secretVariables where environment[name] == nil {
-            warnings.append("environment variable \(name) is not set here; the run will need it")
+        for name in t.secretVariables {
+            if environment[name] == nil {
+                warnings.append("environment variable \(name) is not set here; the run will need it")
+            } else if environment[name]?.isEmpty == true, !t.mayBeEmpty(name) {
+                warnings.append("environment variable \(name) is empty here; the run will need a value")
+            }
         }
         return warnings
     }
