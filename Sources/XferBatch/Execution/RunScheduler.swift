@@ -20,9 +20,7 @@ struct RunScheduler {
     private(set) var stopping = false
     private(set) var running = 0
     private var unmet: [Int]
-    private var ready: [Int] = []
-    private var perHost: [String: Int] = [:]
-    private let hostKeys: [String?]
+    private var ready: ReadyQueue
 
     init(plan: Plan, failFast: Bool) {
         self.plan = plan
@@ -30,7 +28,7 @@ struct RunScheduler {
         self.lifecycles = plan.jobs.map { JobLifecycle(policy: $0.transfer?.retry ?? RetryPolicy()) }
         self.results = Array(repeating: nil, count: plan.jobs.count)
         self.unmet = plan.graph.dependencies.map(\.count)
-        self.hostKeys = plan.jobs.map(Self.hostKey)
+        self.ready = ReadyQueue(plan: plan)
     }
 
     /// The per-host bucket of a job (archives and extractions use none: they only count globally).
@@ -52,17 +50,11 @@ struct RunScheduler {
     mutating func startReady(at now: Duration) -> [Effect] {
         guard !stopping else { return [] }
         var effects: [Effect] = []
-        var i = 0
-        while i < ready.count, running < plan.limits.concurrency {
-            let j = ready[i]
-            if let host = hostKeys[j], perHost[host, default: 0] >= plan.limits.perHost {
-                i += 1  // its host is full; a job for another host may go
-                continue
-            }
-            ready.remove(at: i)
+        // A job whose host is full waits; one for another host may go first.
+        while running < plan.limits.concurrency, let j = ready.next() {
             if case .startAttempt(let n) = lifecycles[j].slotGranted(at: now) {
                 running += 1
-                if let host = hostKeys[j] { perHost[host, default: 0] += 1 }
+                ready.started(j)
                 effects.append(.start(job: j, attempt: n))
             }
         }
@@ -72,7 +64,7 @@ struct RunScheduler {
     /// An attempt ended. `unit` in [0, 1) draws the retry jitter.
     mutating func attemptEnded(_ j: Int, _ result: Result<AttemptResult, JobFailure>, at now: Duration, unit: Double) -> [Effect] {
         running -= 1
-        if let host = hostKeys[j] { perHost[host, default: 1] -= 1 }
+        ready.ended(j)
         switch result {
         case .success(let r):
             results[j] = r
@@ -107,7 +99,7 @@ struct RunScheduler {
             if case .finished = lifecycles[j].interrupt(at: now) { return [.event(.cancelled(j))] }
             return []
         }
-        if case .enqueue = lifecycles[j].retryDue(at: now) { insertReady(j) }
+        if case .enqueue = lifecycles[j].retryDue(at: now) { ready.add(j) }
         return []
     }
 
@@ -163,25 +155,7 @@ struct RunScheduler {
     }
 
     private mutating func makeReady(_ j: Int, at now: Duration) {
-        if case .enqueue = lifecycles[j].dependenciesSatisfied(at: now) { insertReady(j) }
-    }
-
-    /// Keeps `ready` sorted: priority (desc), remaining chain (desc), manifest order.
-    private mutating func insertReady(_ j: Int) {
-        var lo = 0, hi = ready.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if precedes(ready[mid], j) { lo = mid + 1 } else { hi = mid }
-        }
-        ready.insert(j, at: lo)
-    }
-
-    private func precedes(_ a: Int, _ b: Int) -> Bool {
-        let pa = plan.jobs[a].priority, pb = plan.jobs[b].priority
-        if pa != pb { return pa > pb }
-        let ca = plan.graph.remainingChain[a], cb = plan.graph.remainingChain[b]
-        if ca != cb { return ca > cb }
-        return a < b
+        if case .enqueue = lifecycles[j].dependenciesSatisfied(at: now) { ready.add(j) }
     }
 }
 
