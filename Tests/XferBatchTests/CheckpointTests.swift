@@ -225,6 +225,23 @@ struct CheckpointRunTests {
                                      file: { _ in FileStamp(size: 150, modified: 1_000_000_000) }) == .resume(offset: 100, validator: "\"v1\""))
     }
 
+    /// A weak ETag may not be sent as If-Range (a server must then answer with the whole
+    /// file): Last-Modified is, and with neither usable the partial is not resumed.
+    @Test func aWeakETagIsNoResumeValidatorButLastModifiedIs() {
+        let download = Download(url: try! TransferURL(parsing: "https://x.org/a"), to: "/out/a.bin")
+        var previous = JobCheckpoint(jobID: "a", fingerprint: "f", phase: .running, etag: #"W/"5-abc""#,
+                                     lastModified: "Sat, 12 Sep 2020 12:26:40 GMT", partialPath: "/out/a.bin.xferpart", bootID: "b")
+        func decide() -> DownloadStart {
+            DownloadStart.decide(download, partialPath: "/out/a.bin.xferpart", previous: previous, boot: "b",
+                                 file: { _ in FileStamp(size: 50, modified: 1_000_000_000) })
+        }
+        #expect(decide() == .resume(offset: 50, validator: "Sat, 12 Sep 2020 12:26:40 GMT"))
+        previous.lastModified = nil
+        #expect(decide() == .fresh)
+        previous.etag = #""5-abc""#
+        #expect(decide() == .resume(offset: 50, validator: #""5-abc""#))
+    }
+
     @Test func aFinishedFileWhoseModificationTimeChangedIsCheckedBeforeItIsTrusted() {
         let download = Download(url: try! TransferURL(parsing: "https://x.org/a"), to: "/out/a.bin")
         var done = JobCheckpoint(jobID: "a", fingerprint: "f", phase: .done, bytes: 3, finalPath: "/out/a.bin", sha256: "ab",

@@ -38,8 +38,12 @@ public enum DownloadStart: Sendable, Equatable {
             case .always: return .fresh
             }
         }
-        // Only with a validator, which makes the server confirm it is the same entity.
-        guard prev.phase != .done, prev.partialPath == partialPath, let validator = prev.etag ?? prev.lastModified,
+        // Only with a validator, which makes the server confirm it is the same entity. A weak
+        // ETag (`W/"…"`, as Node's static servers and compressing proxies send) may not be
+        // an If-Range (RFC 9110 13.1.5): a server must then send the whole file, so every
+        // resume started over. Last-Modified serves instead when there is one.
+        let strongETag = prev.etag.flatMap { $0.hasPrefix("W/") ? nil : $0 }
+        guard prev.phase != .done, prev.partialPath == partialPath, let validator = strongETag ?? prev.lastModified,
               let size = file(partialPath)?.size, size > 0 else { return prev.phase == .done ? .fresh : existing(d, file: file) ?? .fresh }
         // Within the boot that wrote it, the partial's whole length is trusted: after a
         // process death (kill -9, OOM) the kernel still holds every byte written. After a
