@@ -284,6 +284,22 @@ struct ExecutorTests {
         #expect(reason.contains("tls.clientCert and tls.clientKey name PEM files"), "\(reason)")
     }
 
+    /// The secret field goes to the server as it is, and is scrubbed from what it echoes.
+    @Test func aSecretFormFieldIsSentAndScrubbedFromEchoes() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let source = t.folder.appendingPathComponent("f.txt").path
+        #expect(FileManager.default.createFile(atPath: source, contents: Data("x".utf8)))
+        t.transport.script("https://x.org/api", [.body(Array("ok".utf8))])
+        let env = ["API_TOKEN": "supersecret123"]
+        let job = #"{"id": "u", "upload": {"url": "https://x.org/api", "method": "POST", "multipart": {"fields": {"token": "${API_TOKEN}"}, "files": [{"field": "f", "path": "\#(source)"}]}}}"#
+        _ = await t.run(try t.plan(jobs: job, environment: env), environment: env)
+        let request = try #require(t.transport.requests.first)
+        guard case .multipart(let fields, _) = request.body else { Issue.record("not a form: \(request.body)"); return }
+        #expect(fields.first?.value == "supersecret123")
+        #expect(request.secretTexts.contains("supersecret123"))
+    }
+
     @Test func aCertificateThatCannotBeVerifiedNamesTheSettingsThatHelp() async throws {
         let t = try E()
         defer { t.cleanUp() }

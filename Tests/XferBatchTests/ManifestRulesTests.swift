@@ -140,6 +140,15 @@ struct ManifestRulesTests {
         #expect(!lines[0].contains("secret@"), "the error itself must not echo the password")
     }
 
+    /// "auth" would send a proxy's credentials to the server: the advice names the variable
+    /// libcurl reads them from.
+    @Test func userinfoInAProxyURLIsRefusedPointingToTheProxyVariable() {
+        let lines = M.problems(M.manifest(jobs: M.download("a"), extra: #""defaults": {"proxy": "http://bob:secret@proxy:3128"},"#))
+        #expect(lines.count == 1)
+        #expect(lines[0].contains("defaults.proxy: credentials in a proxy URL are refused"), "\(lines)")
+        #expect(lines[0].contains("https_proxy") && !lines[0].contains("\"auth\"") && !lines[0].contains("secret@"))
+    }
+
     @Test func literalAuthorizationHeadersAreRefused() {
         let lines = M.problems(M.manifest(jobs: #"{"id": "a", "download": {"url": "https://x.org/f", "headers": {"Authorization": "Bearer abc"}}}"#))
         #expect(lines.contains { $0.contains("headers.Authorization: a literal Authorization header would put a secret in the manifest") })

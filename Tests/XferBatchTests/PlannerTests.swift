@@ -206,6 +206,23 @@ struct PlannerTests {
         #expect(try M.plan(keyOnly).jobs[0].warnings.contains { $0.hasPrefix("tls.clientKey and tls.keyPassphraseEnv are not used without tls.clientCert") })
     }
 
+    /// A form field taking a secret variable (`"token": "${API_TOKEN}"`) was printed by
+    /// `plan --format json`. Now it reads REDACTED, as does a field whose name says it
+    /// holds a secret; a rotated token is not an edited job, another channel is.
+    @Test func aFormFieldFromASecretVariableIsNeverShown() throws {
+        func manifest(channel: String) -> String {
+            M.manifest(jobs: #"{"id": "u", "upload": {"url": "https://x.org/api", "method": "POST", "multipart": {"fields": {"token": "${API_TOKEN}", "api_key": "k-123", "channel": "\#(channel)"}, "files": [{"field": "f", "path": "/etc/hostname"}]}}}"#)
+        }
+        let plan = try M.plan(manifest(channel: "ops"), environment: ["API_TOKEN": "supersecret123"])
+        let json = String(decoding: plan.json(), as: UTF8.self)
+        #expect(json.contains(#""fields":{"token":"REDACTED","api_key":"REDACTED","channel":"ops"}"#), "\(json)")
+        #expect(!json.contains("supersecret123") && !plan.text().contains("supersecret123"))
+        let rotated = try M.plan(manifest(channel: "ops"), environment: ["API_TOKEN": "another"])
+        #expect(JobFingerprint.of(rotated.jobs[0]) == JobFingerprint.of(plan.jobs[0]))
+        let moved = try M.plan(manifest(channel: "dev"), environment: ["API_TOKEN": "supersecret123"])
+        #expect(JobFingerprint.of(moved.jobs[0]) != JobFingerprint.of(plan.jobs[0]))
+    }
+
     /// `~/` means the home folder wherever a path is written, as in a shell: before, an
     /// `outputDir` of `~/mirror` was a folder named `~` beside the manifest.
     @Test func tildeMeansHomeInOutputDirAndEveryPath() throws {

@@ -16,7 +16,7 @@ public enum JobFingerprint {
             switch u.body {
             case .file(let path): parts += ["file:" + path]
             case .multipart(let form):
-                parts += form.fields.map { "field:\($0.name)=\($0.value)" }
+                parts += form.fields.map { "field:\($0.name)=\($0.secret ? "(secret)" : $0.value)" }
                 parts += form.files.map { "part:\($0.field)=\($0.path);\($0.filename ?? "");\($0.contentType ?? "")" }
             }
         case .archive(let a):

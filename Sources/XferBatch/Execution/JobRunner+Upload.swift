@@ -16,6 +16,8 @@ extension JobRunner {
             sources = form.files.map(\.path)
             request.body = .multipart(fields: form.fields.map { ($0.name, $0.value) },
                                       files: form.files.map { .init(field: $0.field, path: $0.path, filename: $0.filename, contentType: $0.contentType) })
+            // A server that quotes the form back in an error must not show a secret field.
+            request.secretTexts += form.fields.filter { $0.shown != $0.value && !$0.value.isEmpty }.map(\.value)
         }
         for path in sources {
             if let problem = Self.sourceProblem(path) { throw JobFailure(kind: .local, code: problem.code, message: problem.message) }

@@ -142,7 +142,9 @@ extension ManifestDecoder {
                 return nil
             }
             return members.compactMap { member in
-                within(member.key) { string(member.value).map { MultipartForm.Field(name: member.key, value: $0) } }
+                within(member.key) {
+                    stringNotingSecrets(member.value).map { MultipartForm.Field(name: member.key, value: $0.text, secret: !$0.secrets.isEmpty) }
+                }
             }
         } ?? []
         let files = field(m, "files") { node -> [MultipartForm.File]? in

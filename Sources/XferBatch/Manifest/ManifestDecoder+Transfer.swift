@@ -41,6 +41,10 @@ extension ManifestDecoder {
                     return nil
                 }
                 return url.string
+            } catch .credentials {
+                // "auth" would send them to the server, not the proxy: name what works.
+                report("credentials in a proxy URL are refused, because they would reach logs and reports; give the proxy with them in the https_proxy (or http_proxy) environment variable instead, which libcurl reads and xferbatch never shows, and leave \"proxy\" out", at: node.offset)
+                return nil
             } catch {
                 report("proxy: " + Self.message(for: error), at: node.offset)
                 return nil

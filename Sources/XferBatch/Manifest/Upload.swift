@@ -57,6 +57,14 @@ public struct MultipartForm: Sendable {
     public struct Field: Sendable, Equatable {
         public var name: String
         public var value: String
+        /// The value took text from a variable whose name says it holds a secret
+        /// (`"token": "${API_TOKEN}"`): never shown, scrubbed from what a server echoes, and
+        /// a rotated value is not an edited job (as for a header from such a variable).
+        public var secret = false
+
+        /// The value as plans show it: `REDACTED` when it is secret, or when the field's
+        /// name says it holds one (`api_key`, `x-amz-signature`), as for URL query values.
+        public var shown: String { secret || EnvironmentExpander.looksSecret(name) ? "REDACTED" : value }
     }
 
     public struct File: Sendable, Equatable {

@@ -96,7 +96,7 @@ extension Plan {
                         w.key("multipart")
                         w.object { w in
                             w.key("fields")
-                            w.object { w in for f in form.fields { w.member(named: f.name, f.value) } }
+                            w.object { w in for f in form.fields { w.member(named: f.name, f.shown) } }
                             w.key("files")
                             w.array { w in
                                 for f in form.files {
