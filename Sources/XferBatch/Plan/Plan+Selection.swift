@@ -53,12 +53,13 @@ extension Plan {
             job.index = n
             return job
         }
-        // Dependencies of a chosen job are chosen too, so the graph has no cycle to find.
+        // Dependencies of a chosen job are chosen too, and part of an acyclic graph has no
+        // cycle: the error cannot happen, and is reported rather than trapped should it.
         let graph: JobGraph
         do {
             graph = try JobGraph(dependencies: kept.map { old in self.graph.dependencies[old].map { newIndex[$0] } })
         } catch {
-            preconditionFailure("a subset of an acyclic graph has a cycle: \(error)")
+            throw SelectionError(lines: ["the selected jobs form a cycle (\(error.jobs.map { reduced[$0].id }.joined(separator: " -> ")))"])
         }
         var plan = Plan(name: name, manifestPath: manifestPath, directory: directory, outputDirectory: outputDirectory,
                         limits: limits, jobs: reduced, graph: graph)
