@@ -132,7 +132,8 @@ struct RunCommandTests {
         #expect(typo.status == 2)
         #expect(typo.stderr == "no job \"bb\" in m.json (did you mean \"b\"?)\n")
         #expect(!FileManager.default.fileExists(atPath: scratch.path(".xferbatch")), "nothing ran, no state folder")
-        let some = try await CommandRunner.run(["run", "m.json", "c", "-q", "--report", "r.json"], in: scratch.folder)
+        let some = try await CommandRunner.run(["run", "m.json", "c", "--report", "r.json"], in: scratch.folder)
+        #expect(some.stderr.contains("] run      manifest: 2 jobs (c and what it needs, of 3)\n"), "\(some.stderr)")
         #expect(some.status == 0, "\(some.stderr)")
         #expect(some.stdout.hasPrefix("Done: 2 succeeded of 2 jobs"))
         let report = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: scratch.path("r.json")))) as? [String: Any]

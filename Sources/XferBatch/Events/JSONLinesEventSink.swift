@@ -15,10 +15,11 @@ public struct JSONLinesEventSink: EventSink {
             w.key("time")
             w.double(Double(DurationText.milliseconds(clock.now())) / 1000)
             switch event {
-            case .runStarted(let jobs, let name):
+            case .runStarted(let jobs, let name, let selection):
                 w.member("event", "run-started")
                 w.member("jobs", jobs)
                 w.member("name", name)
+                Plan.Selection.write(selection, to: &w)
             case .jobStarted(let id, let attempt, let source, let destination):
                 w.member("event", "job-started")
                 w.member("job", id)

@@ -16,8 +16,9 @@ public struct PlainTextEventSink: EventSink {
     public func handle(_ event: RunEvent) {
         let stamp = "[\(Self.seconds(clock.now()))]"
         switch event {
-        case .runStarted(let jobs, let name):
-            write("\(stamp) run      \(name.map { "\"\($0)\"" } ?? "manifest"): \(jobs) job\(jobs == 1 ? "" : "s")\n")
+        case .runStarted(let jobs, let name, let selection):
+            let selected = selection.map { " (\(FoldedList.text($0.named)) and what \($0.named.count == 1 ? "it needs" : "they need"), of \($0.manifestJobs))" } ?? ""
+            write("\(stamp) run      \(name.map { "\"\($0)\"" } ?? "manifest"): \(jobs) job\(jobs == 1 ? "" : "s")\(selected)\n")
         case .jobStarted(let id, let attempt, let source, let destination):
             write("\(stamp) start    \(id) (attempt \(attempt)): \(source) -> \(destination)\n")
         case .jobRetrying(let id, _, let failure, let delay):

@@ -3,7 +3,9 @@
 /// Sinks turn these into log lines, JSON Lines (`--events`) or a live display. Paths and
 /// URLs in events are already redacted; no event carries a secret.
 public enum RunEvent: Sendable {
-    case runStarted(jobs: Int, name: String?)
+    /// `selection`: the jobs named on the command line, when the run holds only them and
+    /// what they need (`Plan.selecting`).
+    case runStarted(jobs: Int, name: String?, selection: Plan.Selection? = nil)
     case jobStarted(id: String, attempt: Int, source: String, destination: String)
     case jobRetrying(id: String, attempt: Int, failure: JobFailure, delay: Duration)
     /// `archive`: what an archive or extract job packed or unpacked.

@@ -7,7 +7,7 @@ struct RunTally: Sendable {
 
     mutating func count(_ event: RunEvent) {
         switch event {
-        case .runStarted(let jobs, _):
+        case .runStarted(let jobs, _, _):
             total = jobs
         case .jobSucceeded(_, let bytes, _, _, _):
             finished += 1

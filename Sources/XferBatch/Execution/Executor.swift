@@ -84,7 +84,7 @@ public final class Executor: Sendable {
         runner.runFolders = plan.runFolders
         if let store = options.checkpoints { runner.packed = PackedSources(plan: plan, store: store) }
         var scheduler = RunScheduler(plan: plan, failFast: options.failFast)
-        events.handle(.runStarted(jobs: plan.jobs.count, name: plan.name))
+        events.handle(.runStarted(jobs: plan.jobs.count, name: plan.name, selection: plan.selection))
         var interrupted = false
         await withTaskGroup(of: Event.self) { group in
             carryOut(scheduler.begin(at: clock.now()), scheduler, group: &group, runner: runner)
