@@ -18,7 +18,10 @@ public struct StaleRecord: Sendable, Equatable {
 
     /// The store's records whose job id `plan` does not have, by id.
     public static func all(plan: Plan, store: any CheckpointStore) throws -> [StaleRecord] {
-        try store.all().filter { plan.job($0.jobID) == nil }.map { record in
+        // A set, not `plan.job(_:)` per record: that scan made `status` of 100,000 jobs
+        // take 14 s.
+        let ids = Set(plan.jobs.map(\.id))
+        return try store.all().filter { !ids.contains($0.jobID) }.map { record in
             guard let path = record.partialPath, let size = DownloadStart.size(of: path) else { return StaleRecord(id: record.jobID) }
             return StaleRecord(id: record.jobID, partialPath: path, partialBytes: size)
         }
