@@ -251,9 +251,13 @@ extension EffectiveTransfer {
                 w.member("insecure", insecure)
                 w.member("allowHttpRedirects", allowHttpRedirects)
                 w.member("explicitFTPS", explicitFTPS)
-                w.member("clientCert", clientCert)
-                w.member("clientKey", clientKey)
-                w.member("keyPassphraseEnv", keyPassphraseEnv)
+                // Only when given: written for every job, three nulls made a 100,000-job
+                // plan 6 % longer (bench/plan-scale).
+                if let clientCert {
+                    w.member("clientCert", clientCert)
+                    w.member("clientKey", clientKey)
+                    w.member("keyPassphraseEnv", keyPassphraseEnv)
+                }
             }
             w.member("proxy", proxy)
             w.key("sftp")
