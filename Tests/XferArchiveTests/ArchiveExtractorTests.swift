@@ -175,6 +175,22 @@ struct ArchiveExtractorTests {
         #expect(s.contents("d/e.txt") == "e\n")
     }
 
+    /// As `tar -x`: root keeps the archived modes, anyone else has the umask applied (a
+    /// 0666 file became world-writable for every user before).
+    @Test(arguments: [true, false])
+    func archivedModesAreKeptAsRootAndLoseTheUmaskOtherwise(keeps: Bool) throws {
+        let s = try ExtractionScratch()
+        try s.write("w\n", to: "w.txt")
+        #expect(chmod(s.root + "/w.txt", 0o666) == 0)
+        let archive = s.root + "/modes.tar"
+        _ = try ArchiveWriter.write([.init(name: "w.txt", sourcePath: s.root + "/w.txt")], to: archive, format: .tar, level: nil, reproducible: false)
+        #expect(mkdir(s.root + "/probe", 0o777) == 0)
+        let newFolder = try #require(s.mode(s.root + "/probe"))
+        #expect(newFolder != 0o777, "the test needs a umask")
+        _ = try s.extract(archive, options: ExtractionOptions(keepsArchivedModes: keeps))
+        #expect(s.mode(s.target + "/w.txt") == (keeps ? 0o666 : 0o666 & newFolder))
+    }
+
     @Test(arguments: ArchiveFileFormat.allCases)
     func whatTheWriterPacksTheExtractorUnpacksByteForByte(format: ArchiveFileFormat) throws {
         let s = try ExtractionScratch()

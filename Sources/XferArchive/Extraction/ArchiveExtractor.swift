@@ -13,7 +13,8 @@ import Glibc
 /// (counted as written, since headers can lie). A refused or unreadable archive leaves
 /// nothing: the staging folder is removed and the target is untouched.
 ///
-/// Modes are kept without setuid, setgid and sticky bits; owners are not (the files belong
+/// Modes are kept without setuid, setgid and sticky bits, less the umask unless run as root
+/// (as `tar -x`; `ExtractionOptions.keepsArchivedModes`); owners are not (the files belong
 /// to whoever runs the extraction). The folder itself ends with the mode of the folder it
 /// replaces, else with a new folder's (0777 less the umask), as do folders the archive
 /// implies without listing them. Memory is flat: data moves in 256 KiB blocks.
@@ -64,6 +65,8 @@ public enum ArchiveExtractor {
         let reader: ArchiveReader
         do { reader = try ArchiveReader(path: archive, format: format) } catch { throw .unreadable(error) }
         let folder = try StagingFolder(path: staging, impliedFolderMode: newFolderMode)
+        // The umask, learned as `newFolderMode` (0777 less it), applies unless modes are kept.
+        let modeMask: UInt32 = options.keepsArchivedModes ? 0o777 : newFolderMode
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16)
         defer { buffer.deallocate() }
         var result = ExtractionResult(entries: 0, files: 0, folders: 0, links: 0, bytesIn: 0, bytesOut: 0)
@@ -85,14 +88,14 @@ public enum ArchiveExtractor {
             case .special(let kind):
                 throw .unsafeEntry(entry: entry, reason: .specialFile(kind: kind))
             case .directory:
-                try folder.makeFolder(components, mode: header.permissions, mtime: header.mtime, entry: entry)
+                try folder.makeFolder(components, mode: header.permissions & modeMask, mtime: header.mtime, entry: entry)
                 result.folders += 1
             case .file:
                 if let size = header.size, size > options.maxBytes - result.bytesOut {
                     throw .tooManyBytes(limit: options.maxBytes, entry: entry)
                 }
                 result.bytesOut = try writeFile(header, components, in: folder, from: reader, buffer: buffer,
-                                                written: result.bytesOut, limit: options.maxBytes, progress: progress)
+                                                written: result.bytesOut, limit: options.maxBytes, modeMask: modeMask, progress: progress)
                 result.files += 1
             case .symlink:
                 let target = header.linkTarget ?? ""
@@ -121,7 +124,7 @@ public enum ArchiveExtractor {
 
     /// Streams one file's data; returns the running total of bytes written.
     private static func writeFile(_ header: ArchiveReader.Header, _ components: [String], in folder: StagingFolder, from reader: ArchiveReader,
-                                  buffer: UnsafeMutableRawPointer, written: Int64, limit: Int64,
+                                  buffer: UnsafeMutableRawPointer, written: Int64, limit: Int64, modeMask: UInt32,
                                   progress: (Int64) -> Bool) throws(ExtractionError) -> Int64 {
         let dir = try folder.parent(of: components, entry: header.name)
         let name = components[components.count - 1]
@@ -149,7 +152,7 @@ public enum ArchiveExtractor {
             if !progress(total) { throw .cancelled }
         }
         let mode = header.permissions & 0o777
-        _ = fchmod(fd, mode == 0 ? 0o644 : mode)
+        _ = fchmod(fd, (mode == 0 ? 0o644 : mode) & modeMask)
         if let t = header.mtime {
             var times = [timespec(tv_sec: t.seconds, tv_nsec: t.nanoseconds), timespec(tv_sec: t.seconds, tv_nsec: t.nanoseconds)]
             _ = futimens(fd, &times)

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Limits and shaping for one extraction.
 public struct ExtractionOptions: Sendable, Equatable {
     /// Leading name components to drop (`tar --strip-components`); entries left with no
@@ -14,15 +18,22 @@ public struct ExtractionOptions: Sendable, Equatable {
     /// the extraction fails instead (`ExtractionError.foreignFiles`), leaving it untouched.
     public var replacesFolder: Bool
 
+    /// Whether files and folders keep the modes the archive gives them, or have the umask
+    /// applied, as `tar -x` does: root keeps them (`--same-permissions` is tar's default
+    /// for root), anyone else gets `mode & ~umask`. Setuid, setgid and sticky bits never
+    /// survive either way.
+    public var keepsArchivedModes: Bool
+
     public static let defaultMaxBytes: Int64 = 4 << 30
     public static let defaultMaxEntries = 100_000
 
     public init(stripComponents: Int = 0, maxBytes: Int64 = defaultMaxBytes, maxEntries: Int = defaultMaxEntries,
-                replacesFolder: Bool = false) {
+                replacesFolder: Bool = false, keepsArchivedModes: Bool = geteuid() == 0) {
         self.stripComponents = stripComponents
         self.maxBytes = maxBytes
         self.maxEntries = maxEntries
         self.replacesFolder = replacesFolder
+        self.keepsArchivedModes = keepsArchivedModes
     }
 }
 
