@@ -25,6 +25,11 @@ extension EasyTransfer {
         try set(easy, CURLOPT_FOLLOWLOCATION, followsRedirectsItself ? 0 : 1)
         try set(easy, CURLOPT_MAXREDIRS, r.options.maxRedirects)
         try set(easy, CURLOPT_REDIR_PROTOCOLS_STR, redirectSchemes.joined(separator: ","))
+        // A POST answered 301 or 302 is sent again, body and all, to the new location (as
+        // `curl --post301 --post302`): libcurl's default, a GET there, ended the upload job
+        // "done" with the body never delivered (an http:// API moved to https://, say). A
+        // 303 still becomes a GET: it says the POST was taken and where to see the result.
+        if request.method == .post { try set(easy, CURLOPT_POSTREDIR, XB_CURL_REDIR_POST_301_302) }
 
         // Timeouts. Stalls are watched in the progress callback (see `checkStall`).
         if let t = r.options.connectTimeout { try set(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(t)) }

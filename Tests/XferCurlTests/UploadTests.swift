@@ -41,6 +41,31 @@ struct UploadTests {
         }
     }
 
+    /// A POST answered 301 or 302 is sent again, with its body, where the server points:
+    /// before, libcurl turned it into a GET there and the upload ended "done" with nothing
+    /// delivered. A 303 ("see other": the POST was taken) is followed with a GET.
+    @Test(arguments: [(301, true), (302, true), (303, false)])
+    func aPostRedirectedWith301Or302IsSentAgainAndA303EndsIt(status: Int, resent: Bool) async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(50_000)
+            let source = t.write("post.bin", content)
+            t.server.addFile("result.txt", Array("taken\n".utf8))
+            t.server.redirect("/uploads/old", to: resent ? "/uploads/new" : "/files/result.txt", status: status)
+            let outcome = try await t.engine.perform(
+                TransferRequest(url: t.url("/uploads/old"), method: .post, body: .file(path: source, contentType: nil)),
+                progress: TransferProgress())
+            if resent {
+                #expect(outcome.status == 201)
+                let upload = try #require(t.server.uploads.first)
+                #expect(upload.path == "/uploads/new" && upload.method == "POST")
+                #expect(upload.sha256 == EngineTesting.sha256(content))
+            } else {
+                #expect(outcome.status == 200 && t.server.uploads.isEmpty)
+                #expect(t.server.requests.last?.method == "GET")
+            }
+        }
+    }
+
     @Test func multipartSendsFieldsAndSeveralFilesWithTheirNamesAndTypes() async throws {
         try await EngineTesting.with { t in
             let one = EngineTesting.bytes(3000, seed: 1), two = EngineTesting.bytes(70_000, seed: 2)
