@@ -13,9 +13,15 @@
 /// userinfo and query as in every other message. A credential shorter than
 /// `shortestScrubbed` could not be scrubbed without mangling the text around it, and
 /// might still hide in it: then there is no excerpt at all.
-enum ErrorBodyExcerpt {
+public enum ErrorBodyExcerpt {
     static let maxLength = 200
     static let shortestScrubbed = 4
+
+    /// What text of this type says, as one line, the same way (for a file's content: a
+    /// login page downloaded in place of an archive, see `ArchiveLookalike` in XferBatch).
+    public static func excerpt(of text: [UInt8], contentType: String) -> String? {
+        line(text, contentType: contentType, status: 0, secrets: [])
+    }
 
     static func line(_ body: [UInt8], contentType: String?, status: Int, secrets: [String]) -> String? {
         guard !body.isEmpty, !body.contains(0), secrets.allSatisfy({ $0.count >= shortestScrubbed }) else { return nil }

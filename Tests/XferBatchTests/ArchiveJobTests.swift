@@ -47,6 +47,32 @@ struct ArchiveJobTests {
         #expect(result.exitStatus == .jobsFailed)
     }
 
+    /// A login page served with 200 in place of the artifact: the extraction says so, where
+    /// libarchive's "Unrecognized archive format" alone named no cause.
+    @Test func anArchiveThatIsAWebPageSaysSo() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let page = "\n<!DOCTYPE html>\n<html><head><title>Sign in · Artifacts</title></head><body><form>…</form></body></html>"
+        t.transport.script("https://x.org/a.tgz", [.body(Array(page.utf8))])
+        let result = await t.run(try t.plan(jobs: Self.extractJobs))
+        let failure = try #require(result.job("unpack")?.lifecycle.attempts.first?.failure)
+        #expect(failure.code == "archive-unreadable")
+        #expect(failure.message.hasSuffix("; the file holds a web page titled \"Sign in · Artifacts\", not an archive: was it downloaded with the right URL and credentials?"),
+                "\(failure.message)")
+    }
+
+    /// A file that should be an archive but holds text is described by its content.
+    @Test func whatAFileHoldsInsteadOfAnArchiveIsToldFromItsContent() {
+        func describe(_ text: String) -> String? { ArchiveLookalike.describe(Array(text.utf8)) }
+        #expect(describe("  <!doctype HTML><title>Log in</title>") == "a web page titled \"Log in\"")
+        #expect(describe("<html><body>no title</body></html>") == "a web page")
+        #expect(describe(#"{"message": "Bad credentials"}"#) == #"text: {"message": "Bad credentials"}"#)
+        #expect(describe("<?xml version=\"1.0\"?><Error><Code>AccessDenied</Code></Error>") == "text: AccessDenied")
+        #expect(describe("") == "an empty file")
+        #expect(ArchiveLookalike.describe([0x1F, 0x8B, 0x08, 0x00]) == nil, "binary: a damaged archive, not text")
+        #expect(ArchiveLookalike.describe([0x50, 0x4B, 0xFF, 0xFE, 0x41, 0x42]) == nil, "not UTF-8: not text either")
+    }
+
     /// The tarball's URL answers good.tar.gz twice (the same bytes), then another archive.
     static func scriptTwoGoodThenAnother(_ t: E) throws {
         t.transport.script("https://x.org/a.tgz", [.body(try fixture("good.tar.gz")), .body(try fixture("good.tar.gz")),
