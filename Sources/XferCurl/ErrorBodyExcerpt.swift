@@ -18,7 +18,7 @@ public enum ErrorBodyExcerpt {
     static let shortestScrubbed = 4
 
     /// What text of this type says, as one line, the same way (for a file's content: a
-    /// login page downloaded in place of an archive, see `ArchiveLookalike` in XferBatch).
+    /// login page downloaded in place of an archive, see `ContentSniff` in XferBatch).
     public static func excerpt(of text: [UInt8], contentType: String) -> String? {
         line(text, contentType: contentType, status: 0, secrets: [])
     }

@@ -63,14 +63,14 @@ struct ArchiveJobTests {
 
     /// A file that should be an archive but holds text is described by its content.
     @Test func whatAFileHoldsInsteadOfAnArchiveIsToldFromItsContent() {
-        func describe(_ text: String) -> String? { ArchiveLookalike.describe(Array(text.utf8)) }
+        func describe(_ text: String) -> String? { ContentSniff.describe(Array(text.utf8)) }
         #expect(describe("  <!doctype HTML><title>Log in</title>") == "a web page titled \"Log in\"")
         #expect(describe("<html><body>no title</body></html>") == "a web page")
         #expect(describe(#"{"message": "Bad credentials"}"#) == #"text: {"message": "Bad credentials"}"#)
         #expect(describe("<?xml version=\"1.0\"?><Error><Code>AccessDenied</Code></Error>") == "text: AccessDenied")
         #expect(describe("") == "an empty file")
-        #expect(ArchiveLookalike.describe([0x1F, 0x8B, 0x08, 0x00]) == nil, "binary: a damaged archive, not text")
-        #expect(ArchiveLookalike.describe([0x50, 0x4B, 0xFF, 0xFE, 0x41, 0x42]) == nil, "not UTF-8: not text either")
+        #expect(ContentSniff.describe([0x1F, 0x8B, 0x08, 0x00]) == nil, "binary: a damaged archive, not text")
+        #expect(ContentSniff.describe([0x50, 0x4B, 0xFF, 0xFE, 0x41, 0x42]) == nil, "not UTF-8: not text either")
     }
 
     /// The tarball's URL answers good.tar.gz twice (the same bytes), then another archive.

@@ -338,6 +338,17 @@ struct ExecutorTests {
         #expect(t.transport.requests.map(\.url) == ["https://x.org/b"])
     }
 
+    /// A login page sent with 200 in place of the file: the mismatch says what came.
+    @Test func aChecksumMismatchSaysWhenTheFileIsAWebPage() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a", [.body(Array("<!DOCTYPE html><title>Sign in</title>".utf8))])
+        let sha = String(repeating: "0", count: 64)
+        let result = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "sha256": "\#(sha)""#)))
+        let reason = result.job("a")?.lifecycle.reason ?? ""
+        #expect(reason.contains(#"again, the manifest says \#(sha); it holds a web page titled "Sign in": the server sends another file"#), "\(reason)")
+    }
+
     @Test func aChecksumMismatchIsRetriedAndNeverReachesTheFinalPath() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -46,27 +46,19 @@ struct ExtractRunner {
 
     /// Unsafe or over-limit archives and unreadable ones fail for good (the same file
     /// would fail again); local I/O errors are local. An unreadable archive that holds
-    /// text says what (a login page served instead of the artifact, see `ArchiveLookalike`).
+    /// text says what (a login page served instead of the artifact, see `ContentSniff`).
     static func failure(_ error: ExtractionError, archive: String) -> JobFailure {
         switch error {
         case .unsafeEntry: JobFailure(kind: .permanent, code: "unsafe-archive", message: error.description)
         case .tooManyEntries, .tooManyBytes: JobFailure(kind: .permanent, code: "archive-limit", message: error.description)
         case .unreadable:
-            JobFailure(kind: .permanent, code: "archive-unreadable", message: error.description + (Self.lookalike(archive).map {
+            JobFailure(kind: .permanent, code: "archive-unreadable", message: error.description + (ContentSniff.describe(fileAt: archive).map {
                 "; the file holds \($0), not an archive: was it downloaded with the right URL and credentials?"
             } ?? ""))
         case .cancelled: JobFailure(kind: .cancelled, code: "cancelled", message: "cancelled")
         case .io(_, let code, _): JobFailure(kind: .local, code: ErrnoName.name(code), message: error.description)
         case .foreignFiles: JobFailure(kind: .permanent, code: "foreign-files", message: error.description)
         }
-    }
-
-    /// What the first 4 KiB of `path` look like, when they are text.
-    private static func lookalike(_ path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: 4096) else { return ArchiveLookalike.describe([]) }
-        return ArchiveLookalike.describe([UInt8](data))
     }
 
     static func isFolder(_ path: String) -> Bool {

@@ -221,13 +221,15 @@ extension JobRunner {
         known = known ?? inline?.finish(length: total)
         let digest = if let known { known } else { try await FileDigest.sha256Async(ofFileAt: partial) }
         if let expected = d.sha256, digest != expected {
+            // Text where data was expected is most often a login or error page sent with 200.
+            let holds = ContentSniff.describe(fileAt: partial).map { "; it holds \($0)" } ?? ""
             unlink(partial)  // never appended to again: its bytes are wrong
             if mismatches.repeated(digest, for: job.id) {
                 throw JobFailure(kind: .permanent, code: "checksum-mismatch",
-                                 message: "SHA-256 is \(digest) again, the manifest says \(expected): the server sends another file than the manifest names (a stale or mistyped sha256?); the download is discarded")
+                                 message: "SHA-256 is \(digest) again, the manifest says \(expected)\(holds): the server sends another file than the manifest names (a stale or mistyped sha256?); the download is discarded")
             }
             throw JobFailure(kind: .transient, code: "checksum-mismatch",
-                             message: "SHA-256 is \(digest), the manifest says \(expected); the download is discarded")
+                             message: "SHA-256 is \(digest), the manifest says \(expected)\(holds); the download is discarded")
         }
         // Fetched again (`refresh: always`, a conditional request answered 200) and the same
         // bytes as the finished file, still as recorded: that file stays, with its inode and

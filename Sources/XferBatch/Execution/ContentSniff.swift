@@ -1,12 +1,14 @@
 import XferCurl
 
-/// What a file that should have been an archive holds instead, when it is text.
+import Foundation
+
+/// What a downloaded file holds when it is text where data was expected.
 ///
 /// Why: a CI artifact URL with a wrong or expired token often answers 200 with a login
-/// page, and the extraction after it failed with libarchive's "Unrecognized archive
-/// format", which says nothing about the cause. Told from the content, since the file's
-/// Content-Type is gone by then.
-enum ArchiveLookalike {
+/// page. The extraction after it failed with libarchive's "Unrecognized archive format",
+/// and a download with a `sha256` with a checksum mismatch, neither naming the cause.
+/// Told from the content, since the response's Content-Type is gone by then.
+enum ContentSniff {
     /// A phrase for a failure message (`a web page titled "Sign in"`, `text: {"message":
     /// "Bad credentials"}`, `an empty file`), or nil when `prefix` (the file's first bytes)
     /// is not recognizably text.
@@ -24,5 +26,13 @@ enum ArchiveLookalike {
         guard scalars.allSatisfy({ ($0.value >= 0x20 && $0 != "\u{FFFD}") || $0 == "\n" || $0 == "\r" || $0 == "\t" }),
               let line = ErrorBodyExcerpt.excerpt(of: prefix, contentType: type) else { return nil }
         return "text: \(line)"
+    }
+
+    /// `describe` of the first 4 KiB of the file at `path` (nil if it cannot be read).
+    static func describe(fileAt path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: 4096) else { return describe([]) }
+        return describe([UInt8](data))
     }
 }
