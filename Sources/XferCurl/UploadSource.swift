@@ -13,33 +13,66 @@ import Glibc
 /// waiting for bytes that never come until the stall timeout. A file that grew is sent
 /// as announced; the job notices the change from the source's stamp afterwards.
 ///
+/// The file is opened when libcurl first reads it and closed after its last byte: a form
+/// of 500 files holds one descriptor at a time, not 500 for the whole request (with eight
+/// such uploads at once, more than the usual limit of 1,024). One replaced between the
+/// size being taken and the reading (another inode) fails as changed too.
+///
 /// Thread confinement: as its `EasyTransfer`, which owns it and outlives the handle.
 final class UploadSource {
     let path: String
     /// Bytes announced to the server.
     let size: Int64
-    private let descriptor: Int32
+    /// The file the size was taken from.
+    private let device: UInt, inode: UInt
+    /// Open only while libcurl reads the file (-1 before and after).
+    private var descriptor: Int32 = -1
     /// Where the next read starts, in bytes (moved back when libcurl rewinds for a redirect).
     private var position: Int64 = 0
     /// Why reading stopped, when it did; wins over libcurl's CURLE_ABORTED_BY_CALLBACK.
     private(set) var failure: TransferError?
 
-    /// Opens `path` and takes its size. Throws a local error naming the file.
+    /// Takes the size of `path`, which must be readable. Throws a local error naming the file.
     init(path: String) throws(TransferError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw EasyTransfer.localError(errno, "cannot open the upload source \(path)") }
         var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let err = errno
-            Glibc.close(fd)
-            throw EasyTransfer.localError(err, "cannot read the size of \(path)")
-        }
+        guard stat(path, &info) == 0 else { throw EasyTransfer.localError(errno, "cannot read the size of \(path)") }
+        guard access(path, R_OK) == 0 else { throw EasyTransfer.localError(errno, "cannot open the upload source \(path)") }
         self.path = path
-        self.descriptor = fd
         self.size = Int64(info.st_size)
+        self.device = UInt(info.st_dev)
+        self.inode = UInt(info.st_ino)
     }
 
-    deinit { Glibc.close(descriptor) }
+    deinit { closeFile() }
+
+    private func closeFile() {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        descriptor = -1
+    }
+
+    /// Opens the file at `position`; false with `failure` set when it cannot, or when it is
+    /// no longer the file whose size was announced.
+    private func openFile() -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            failure = EasyTransfer.localError(errno, "cannot open the upload source \(path)")
+            return false
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, UInt(info.st_dev) == device, UInt(info.st_ino) == inode else {
+            Glibc.close(fd)
+            failure = TransferError(kind: .transient, code: TransferError.sourceChanged,
+                                    message: "\(path) was replaced by another file while the upload was under way; it is sent again")
+            return false
+        }
+        if position > 0, lseek(fd, off_t(position), SEEK_SET) < 0 {
+            failure = EasyTransfer.localError(errno, "cannot read the upload source \(path)")
+            Glibc.close(fd)
+            return false
+        }
+        descriptor = fd
+        return true
+    }
 
     /// The name a form part gives the file by default: its path's last component, as
     /// `curl -F name=@path` sends it.
@@ -52,7 +85,8 @@ final class UploadSource {
     /// libcurl's abort code with `failure` set.
     func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         let wanted = min(capacity, Int(clamping: size - position))
-        guard wanted > 0 else { return 0 }
+        guard wanted > 0 else { closeFile(); return 0 }
+        if descriptor < 0, !openFile() { return Int(XB_CURL_READFUNC_ABORT) }
         let n = Glibc.read(descriptor, buffer, wanted)
         if n < 0 {
             failure = EasyTransfer.localError(errno, "cannot read the upload source \(path)")
@@ -64,15 +98,23 @@ final class UploadSource {
             return Int(XB_CURL_READFUNC_ABORT)
         }
         position += Int64(n)
+        if position == size { closeFile() }  // its part is sent: the descriptor is free again
         return n
     }
 
     /// Moves to `offset` (from `origin`, as `lseek`) when libcurl must send the body
     /// again: a 307 or 308 redirect, or an authentication round. False when it cannot.
     func seek(to offset: Int64, from origin: Int32) -> Bool {
-        let moved = lseek(descriptor, off_t(offset), origin)
-        guard moved >= 0 else { return false }
-        position = Int64(moved)
+        let target: Int64 = switch origin {
+        case SEEK_SET: offset
+        case SEEK_CUR: position + offset
+        case SEEK_END: size + offset
+        default: -1
+        }
+        guard target >= 0 else { return false }
+        // Closed, it opens at the new position on the next read; open, it moves there.
+        if descriptor >= 0, lseek(descriptor, off_t(target), SEEK_SET) < 0 { return false }
+        position = target
         return true
     }
 
