@@ -132,13 +132,18 @@ struct RunCommandTests {
         #expect(typo.status == 2)
         #expect(typo.stderr == "no job \"bb\" in m.json (did you mean \"b\"?)\n")
         #expect(!FileManager.default.fileExists(atPath: scratch.path(".xferbatch")), "nothing ran, no state folder")
-        let some = try await CommandRunner.run(["run", "m.json", "c", "--report", "r.json"], in: scratch.folder)
+        let some = try await CommandRunner.run(["run", "m.json", "c", "--report", "r.json", "--events", "e.jsonl"], in: scratch.folder)
         #expect(some.stderr.contains("] run      manifest: 2 jobs (c and what it needs, of 3)\n"), "\(some.stderr)")
         #expect(some.status == 0, "\(some.stderr)")
         #expect(some.stdout.hasPrefix("Done: 2 succeeded of 2 jobs"))
         let report = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: scratch.path("r.json")))) as? [String: Any]
         let selection = report?["selection"] as? [String: Any]
         #expect(selection?["named"] as? [String] == ["c"] && selection?["manifestJobs"] as? Int == 3, "\(String(describing: report?["selection"]))")
+        for (schema, file) in [("report", "r.json"), ("events", "e.jsonl")] {
+            let check = try await CommandRunner.runTool("python3", ["Tests/Manifests/check_schema.py", "schemas/\(schema).schema.json"]
+                                                        + (schema == "events" ? ["--lines"] : []) + [scratch.path(file)])
+            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).sorted() == ["a.txt", "c.txt"])
         let status = try await CommandRunner.run(["status", "m.json"], in: scratch.folder)
         #expect(status.stdout.contains("pending  b"), "\(status.stdout)")

@@ -48,11 +48,16 @@ struct SchemaTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         var plans: [String] = []
         for example in Self.files(in: "examples") {
-            let result = try await CommandRunner.run(["plan", "--format", "json", example])
-            #expect(result.status == 0)
-            let file = folder.appendingPathComponent(URL(fileURLWithPath: example).lastPathComponent)
-            try result.stdout.write(to: file, atomically: true, encoding: .utf8)
-            plans.append(file.path)
+            // The whole manifest, and its last job with what it needs (a "selection").
+            let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: CommandRunner.repository.appendingPathComponent(example)))
+            let last = try #require(((manifest as? [String: Any])?["jobs"] as? [[String: Any]])?.last?["id"] as? String)
+            for (suffix, selected) in [("", [String]()), ("-selected", [last])] {
+                let result = try await CommandRunner.run(["plan", "--format", "json", example] + selected)
+                #expect(result.status == 0)
+                let file = folder.appendingPathComponent(URL(fileURLWithPath: example).deletingPathExtension().lastPathComponent + suffix + ".json")
+                try result.stdout.write(to: file, atomically: true, encoding: .utf8)
+                plans.append(file.path)
+            }
         }
         let result = try await check("schemas/plan.schema.json", plans)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
