@@ -22,7 +22,21 @@ struct ManifestOptions: ParsableArguments {
         do {
             let loaded = try ManifestLoader(environment: environment).load(path: manifest)
             let plan = try Planner(environment: environment).plan(loaded, stateFolder: stateFolder)
-            return (jobs.isEmpty ? plan : try plan.selecting(jobs), loaded.source)
+            return (try select(jobs, from: plan), loaded.source)
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            StandardStreams.writeError("\(error)\n")
+            throw ExitCode(ExitStatus.invalidInput.rawValue)
+        }
+    }
+
+    /// `plan` reduced to `jobs` and what they depend on (`Plan.selecting`), or whole when
+    /// none are named; an unknown id is said on stderr and exits 2.
+    func select(_ jobs: [String], from plan: Plan) throws -> Plan {
+        guard !jobs.isEmpty else { return plan }
+        do {
+            return try plan.selecting(jobs)
         } catch {
             StandardStreams.writeError("\(error)\n")
             throw ExitCode(ExitStatus.invalidInput.rawValue)

@@ -147,6 +147,8 @@ struct RunCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).sorted() == ["a.txt", "c.txt"])
         let status = try await CommandRunner.run(["status", "m.json"], in: scratch.folder)
         #expect(status.stdout.contains("pending  b"), "\(status.stdout)")
+        let selected = try await CommandRunner.run(["status", "m.json", "c"], in: scratch.folder)
+        #expect(selected.stdout.hasSuffix("2 done, 0 partial, 0 failed, 0 pending of 2 jobs\n"), "b is neither shown nor taken for stale: \(selected.stdout)")
         let all = try await CommandRunner.run(["run", "m.json", "-q"], in: scratch.folder)
         #expect(all.stdout.hasPrefix("Done: 1 succeeded, 2 up-to-date of 3 jobs"))
     }
