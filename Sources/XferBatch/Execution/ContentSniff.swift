@@ -1,6 +1,5 @@
-import XferCurl
-
 import Foundation
+import XferCurl
 
 /// What a downloaded file holds when it is text where data was expected.
 ///
