@@ -62,12 +62,12 @@ public enum ErrorBodyExcerpt {
         }
     }
 
-    /// Runs of white space and control characters as one space, trimmed.
+    /// Runs of white space and control characters (`ControlCharacters`) as one space, trimmed.
     static func collapsed(_ text: String) -> String {
         var out = ""
         var pendingSpace = false
         for scalar in text.unicodeScalars {
-            if scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.value == 0x7F {
+            if scalar.properties.isWhitespace || ControlCharacters.contains(scalar) {
                 pendingSpace = !out.isEmpty
                 continue
             }

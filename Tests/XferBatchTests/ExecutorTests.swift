@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import XferBatch
 import XferCurl
@@ -308,6 +309,24 @@ struct ExecutorTests {
         let reason = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a"))).job("a")?.lifecycle.reason
         #expect(reason == "CURLE_PEER_FAILED_VERIFICATION: SSL certificate problem: self-signed certificate"
                 + " (tls.caFile names the certificate of a CA to trust, such as a private one; tls.insecure skips the check)")
+    }
+
+    /// Text a server controls (an FTP reply in libcurl's message, a redirect's Location)
+    /// reaches the log and the summary without escape sequences or bidi overrides.
+    @Test func serverTextReachesLogsAndTheSummaryWithoutControlCharacters() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let hostile = "Access denied\u{1B}]0;pwned\u{07} \u{9B}2J\u{202E}lmth.exe"
+        t.transport.script("https://x.org/a", [.failure(TransferError(kind: .permanent, code: "CURLE_LOGIN_DENIED", message: hostile))])
+        let lines = Mutex("")
+        let sink = PlainTextEventSink(clock: t.clock) { line in lines.withLock { $0 += line } }
+        let result = await Executor(plan: try t.plan(jobs: E.download("a", "https://x.org/a")), transport: t.transport, clock: t.clock,
+                                    events: sink, environment: [:], options: .init(), random: { 0.5 }).run()
+        for text in [lines.withLock { $0 }, result.summaryText()] {
+            #expect(!text.unicodeScalars.contains { ControlCharacters.contains($0) && $0 != "\n" }, "\(text.debugDescription)")
+            #expect(text.contains("Access denied ]0;pwned   2J lmth.exe"), "\(text.debugDescription)")
+        }
+        #expect(FileNaming.sanitize("invoice\u{202E}fdp.exe") == "invoicefdp.exe")
     }
 
     @Test func aMissingSecretFailsTheJobNamingTheVariable() async throws {

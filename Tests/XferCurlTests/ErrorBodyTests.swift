@@ -29,6 +29,9 @@ struct ErrorBodyTests {
         Case(status: 500, contentType: "application/octet-stream", body: "PK\u{3}\u{4}", said: nil),
         Case(status: 503, contentType: "text/plain", body: String(repeating: "busy ", count: 100),
              said: String(repeating: "busy ", count: 40).prefix(199) + "…"),
+        // Escape sequences (ESC, and CSI as a C1 control) and a bidi override never reach a log.
+        Case(status: 500, contentType: "text/plain", body: "down\u{1B}[2J for \u{9B}31mrepairs\u{202E}txt.exe",
+             said: "down [2J for 31mrepairs txt.exe"),
     ])
     func aFailedResponsesBodyIsQuotedOnOneLine(_ c: Case) async throws {
         try await EngineTesting.with { t in

@@ -1,3 +1,5 @@
+import XferCurl
+
 /// One plain line per job event, for CI logs and cron mail: no control characters, no
 /// colours, a timestamp relative to the start of the run.
 ///
@@ -53,7 +55,7 @@ public struct PlainTextEventSink: EventSink {
 
     /// Control characters (from server messages) become spaces: logs stay one line each.
     static func clean(_ text: String) -> String {
-        String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+        ControlCharacters.spaced(text)
     }
 }
 

@@ -1,3 +1,5 @@
+import XferCurl
+
 /// Decides the file name of a download whose `to` is a folder, and keeps it safe.
 ///
 /// RFC 6266: `filename*` (RFC 8187, `UTF-8''percent-encoded`) wins over `filename`; else
@@ -42,7 +44,7 @@ public enum FileNaming {
     /// A safe base name, or nil when nothing usable remains.
     public static func sanitize(_ name: String) -> String? {
         let base = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        var cleaned = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        var cleaned = String(String.UnicodeScalarView(base.unicodeScalars.filter { !ControlCharacters.contains($0) }))
         while cleaned.hasPrefix(".") { cleaned.removeFirst() }
         cleaned = cleaned.trimmingSpaces
         if cleaned.isEmpty || cleaned == ".." { return nil }

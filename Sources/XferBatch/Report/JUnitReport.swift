@@ -1,3 +1,5 @@
+import XferCurl
+
 /// The run as JUnit XML (`--junit FILE.xml`): one test case per job, so CI systems show
 /// transfers as test results. Failed jobs are failures, skipped and cancelled ones skipped.
 public struct JUnitReport {
@@ -46,7 +48,7 @@ public struct JUnitReport {
             case "\"": out += "&quot;"
             case "'": out += "&apos;"
             default:
-                if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" { continue }
+                if ControlCharacters.contains(scalar) && scalar != "\n" && scalar != "\t" { continue }
                 out.unicodeScalars.append(scalar)
             }
         }
