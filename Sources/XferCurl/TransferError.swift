@@ -18,7 +18,9 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     public var kind: Kind
     /// A short stable name (`CURLE_COULDNT_CONNECT`, `HTTP 503`, `ENOSPC`).
     public var code: String
-    /// What happened, for people (libcurl's error buffer when it said something).
+    /// What happened, for people (libcurl's error buffer when it said something), without
+    /// control characters (`ControlCharacters`): it may quote a server (an FTP reply, a
+    /// redirect's target, an error page), and reaches logs, terminals and reports.
     public var message: String
     /// HTTP status of the final response, if any.
     public var httpStatus: Int?
@@ -31,7 +33,7 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
                 responseBody: [UInt8] = []) {
         self.kind = kind
         self.code = code
-        self.message = message
+        self.message = ControlCharacters.spaced(message)
         self.httpStatus = httpStatus
         self.retryAfter = retryAfter
         self.responseBody = responseBody

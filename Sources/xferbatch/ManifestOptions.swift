@@ -13,30 +13,12 @@ struct ManifestOptions: ParsableArguments {
     }
 
     /// The plan and the manifest's bytes as read (standard input can be read only once).
-    /// - Parameters:
-    ///   - stateFolder: `--state`, which no job may write into.
-    ///   - jobs: job ids named on the command line: the plan keeps them and what they
-    ///     depend on (`Plan.selecting`); empty: every job.
-    func load(stateFolder: String? = nil, selecting jobs: [String] = []) throws -> (plan: Plan, source: SourceText) {
+    /// - Parameter stateFolder: `--state`, which no job may write into.
+    func load(stateFolder: String? = nil) throws -> (plan: Plan, source: SourceText) {
         let environment = ProcessInfo.processInfo.environment
         do {
             let loaded = try ManifestLoader(environment: environment).load(path: manifest)
-            let plan = try Planner(environment: environment).plan(loaded, stateFolder: stateFolder)
-            return (try select(jobs, from: plan), loaded.source)
-        } catch let exit as ExitCode {
-            throw exit
-        } catch {
-            StandardStreams.writeError("\(error)\n")
-            throw ExitCode(ExitStatus.invalidInput.rawValue)
-        }
-    }
-
-    /// `plan` reduced to `jobs` and what they depend on (`Plan.selecting`), or whole when
-    /// none are named; an unknown id is said on stderr and exits 2.
-    func select(_ jobs: [String], from plan: Plan) throws -> Plan {
-        guard !jobs.isEmpty else { return plan }
-        do {
-            return try plan.selecting(jobs)
+            return (try Planner(environment: environment).plan(loaded, stateFolder: stateFolder), loaded.source)
         } catch {
             StandardStreams.writeError("\(error)\n")
             throw ExitCode(ExitStatus.invalidInput.rawValue)

@@ -16,9 +16,7 @@ struct PlanCommand: AsyncParsableCommand {
     }
 
     @OptionGroup var options: ManifestOptions
-
-    @Argument(help: ArgumentHelp("Jobs to plan, with every job they depend on; none: all of them.", valueName: "job"))
-    var jobs: [String] = []
+    @OptionGroup var selection: JobSelection
     @OptionGroup var stateOptions: StateOptions
 
     @Option(help: "Output format: text, json, dot or mermaid.")
@@ -31,7 +29,7 @@ struct PlanCommand: AsyncParsableCommand {
     var probe = false
 
     func run() async throws {
-        var plan = try options.load(stateFolder: stateOptions.state, selecting: jobs).plan
+        var plan = try selection.apply(to: options.load(stateFolder: stateOptions.state).plan)
         // The concurrency a run would use (it raises its open-file limit first).
         if let warning = OpenFileLimit.fit(&plan.limits, openFiles: OpenFileLimit.available()) {
             StandardStreams.writeError("xferbatch: warning: \(warning)\n")

@@ -22,9 +22,7 @@ struct RunCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: ManifestOptions
-
-    @Argument(help: ArgumentHelp("Jobs to run, with every job they depend on; none: all of them.", valueName: "job"))
-    var jobs: [String] = []
+    @OptionGroup var selection: JobSelection
 
     @Flag(help: "Stop starting new jobs after the first failure.")
     var failFast = false
@@ -87,7 +85,8 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         LogSetup.bootstrap()
-        var (plan, source) = try options.load(stateFolder: stateOptions.state, selecting: jobs)
+        var (plan, source) = try options.load(stateFolder: stateOptions.state)
+        plan = try selection.apply(to: plan)
         for (option, path) in [("--report", report), ("--junit", junit)] {
             guard let path, path != "-", let problem = ReportFile.prepare(writing: path) else { continue }
             StandardStreams.writeError("xferbatch: \(option): cannot write \(path): \(problem)\n")

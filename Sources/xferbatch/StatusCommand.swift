@@ -8,9 +8,7 @@ struct StatusCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: ManifestOptions
-
-    @Argument(help: ArgumentHelp("Jobs to show, with every job they depend on; none: all of them.", valueName: "job"))
-    var jobs: [String] = []
+    @OptionGroup var selection: JobSelection
 
     @OptionGroup var stateOptions: StateOptions
 
@@ -19,12 +17,12 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let whole = try options.loadPlan()
-        let plan = try options.select(jobs, from: whole)
+        let plan = try selection.apply(to: whole)
         let store = try stateOptions.existingStore(for: plan)
         let rows = try JobStatus.all(plan: plan, store: store)
         // Records of jobs the manifest no longer has, judged against the whole manifest,
         // and only shown when every job is.
-        let stale = jobs.isEmpty ? try StaleRecord.all(plan: whole, store: store) : []
+        let stale = selection.jobs.isEmpty ? try StaleRecord.all(plan: whole, store: store) : []
         let running = RunLock.holder(ofStateFolder: stateOptions.folder(for: plan))?.holder
         if json {
             StandardStreams.write(JobStatus.json(rows, stale: stale, runUnderWay: running))

@@ -1,5 +1,3 @@
-import XferCurl
-
 /// `xferbatch status` output: a line per job and a totals line, or one JSON document.
 /// Kept beside `JobStatus` (not in the executable) so that the text and the JSON count
 /// the same totals and can be tested without a process.
@@ -30,8 +28,8 @@ extension JobStatus {
                     line += "  \(row.path ?? "")  sha256 \(row.sha256?.prefix(12) ?? "")…"
                 }
             case .partial: line += "  \(row.percent.map { "\($0)%" } ?? ByteSize.format(row.bytes))  \(row.path ?? "")"
-            case .failed: line += "  \(ControlCharacters.spaced(row.lastError ?? ""))"
-            case .pending: if let why = row.lastError { line += "  (\(ControlCharacters.spaced(why)))" }
+            case .failed: line += "  \(row.lastError ?? "")"
+            case .pending: if let why = row.lastError { line += "  (\(why))" }
             }
             out += line + "\n"
         }

@@ -1,3 +1,5 @@
+import XferCurl
+
 /// Why an attempt (or a job) failed, as the executor and reports see it.
 public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable {
@@ -14,6 +16,8 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var kind: Kind
     /// A short stable name (`HTTP 503`, `CURLE_COULDNT_CONNECT`, `checksum`).
     public var code: String
+    /// Without control characters (`ControlCharacters`), as `TransferError.message`: it
+    /// may name a file a server chose or quote the server.
     public var message: String
     public var httpStatus: Int?
     /// The server's `Retry-After`, when it sent one.
@@ -22,7 +26,7 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public init(kind: Kind, code: String, message: String, httpStatus: Int? = nil, retryAfter: Duration? = nil) {
         self.kind = kind
         self.code = code
-        self.message = message
+        self.message = ControlCharacters.spaced(message)
         self.httpStatus = httpStatus
         self.retryAfter = retryAfter
     }

@@ -1,5 +1,3 @@
-import XferCurl
-
 extension RunResult {
     /// Failures listed one per line in the summary; the rest are counted.
     static let listedFailures = 20
@@ -20,12 +18,12 @@ extension RunResult {
         // not print thousands of lines (the report has them all).
         let failed = jobs.filter { $0.lifecycle.state == .failed }
         for job in failed.prefix(Self.listedFailures) {
-            text += "  failed  \(job.planned.id): \(ControlCharacters.spaced(job.lifecycle.reason ?? "failed"))\n"
+            text += "  failed  \(job.planned.id): \(job.lifecycle.reason ?? "failed")\n"
         }
         if failed.count > Self.listedFailures { text += "  ... and \(failed.count - Self.listedFailures) more failed (the report lists every job)\n" }
         let skipped = jobs.filter { $0.lifecycle.state == .skipped }
         for job in skipped.prefix(10) {
-            text += "  skipped \(job.planned.id): \(ControlCharacters.spaced(job.lifecycle.reason ?? "skipped"))\n"
+            text += "  skipped \(job.planned.id): \(job.lifecycle.reason ?? "skipped")\n"
         }
         if skipped.count > 10 { text += "  ... and \(skipped.count - 10) more skipped\n" }
         if s.interrupted {
