@@ -81,6 +81,10 @@ public enum ArchiveWriter {
             try stage?.finish()
             stage = nil
         } catch {
+            // Nothing more goes out: not the rest of the open entry, which libarchive would
+            // pad with zeros while `a` is freed, nor what waits for the compressor.
+            // (The sink `a` writes to: the compressor's own output is its thread's.)
+            if let stage { stage.abandon() } else { output.abandon() }
             try? stage?.finish()  // the compression thread has stopped: its errors are final
             throw output.failure ?? error  // ENOSPC and the like, with their errno
         }

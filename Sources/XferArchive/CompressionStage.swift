@@ -48,9 +48,13 @@ final class CompressionStage: ByteSink, @unchecked Sendable {
         let chunk = Array(bytes)
         condition.lock()
         defer { condition.unlock() }
-        while queue.count >= Self.maxQueued && stageError == nil { condition.wait() }
+        while queue.count >= Self.maxQueued && stageError == nil && !finished { condition.wait() }
         if let stageError {
             failure = stageError
+            return false
+        }
+        if closed {  // after `finish`: no thread would take the chunk
+            failure = ArchiveError(code: ArchiveError.fatal, message: "the compressor was already closed")
             return false
         }
         queue.append(chunk)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import XferArchive
 import XferFixtures
@@ -72,6 +73,48 @@ struct ArchiveWriterTests {
         } throws: { error in
             (error as? ArchiveError)?.message == "\(s.path("pipe")) is not a regular file (a pipe, device or socket); only files are packed"
         }
+    }
+
+    /// Writes a 64 MiB input (sparse: nothing to read from the disk) and stops after its
+    /// first block, on a thread of its own so that a write that never returns fails the test
+    /// instead of hanging the suite. Returns the error, or nil when the write did not return.
+    func cancelAfterTheFirstBlock(_ s: Scratch, format: ArchiveFileFormat) throws -> ArchiveError?? {
+        let input = s.path("large.bin")
+        #expect(FileManager.default.createFile(atPath: input, contents: nil))
+        #expect(truncate(input, 64 << 20) == 0)
+        let outcome = Mutex<ArchiveError??>(.none)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            do throws(ArchiveError) {
+                _ = try ArchiveWriter.write([.init(name: "large.bin", sourcePath: input)], to: s.path("out"), format: format,
+                                            level: nil, reproducible: false, progress: { _ in false })
+                outcome.withLock { $0 = .some(nil) }
+            } catch {
+                outcome.withLock { $0 = .some(error) }
+            }
+            done.signal()
+        }.start()
+        guard done.wait(timeout: .now() + 60) == .success else { return nil }
+        return outcome.withLock { $0 }
+    }
+
+    /// libarchive pads an unfinished entry to its announced size while the archive is freed;
+    /// those bytes went to a compressor that had already stopped, whose queue then waited
+    /// for room forever: Ctrl-C during the packing of a large file hung the run.
+    @Test(arguments: [ArchiveFileFormat.tarGz, .tarXz, .tarZst])
+    func aCancelledCompressedArchiveStopsAtOnce(format: ArchiveFileFormat) throws {
+        let s = try Scratch()
+        let outcome = try cancelAfterTheFirstBlock(s, format: format)
+        #expect(outcome == .some(.cancelled), "the write returned \(String(describing: outcome)), nil: never")
+    }
+
+    /// Nor are those zeros written to an uncompressed archive: a cancel stops at once, not
+    /// after writing the rest of the file's size.
+    @Test func aCancelledArchiveIsNotPaddedToTheSizeOfTheFileItWasWriting() throws {
+        let s = try Scratch()
+        #expect(try cancelAfterTheFirstBlock(s, format: .tar) == .some(.cancelled))
+        let written = try FileManager.default.attributesOfItem(atPath: s.path("out"))[.size] as? Int
+        #expect(try #require(written) <= 1 << 20)
     }
 
     @Test func aMissingInputIsAnErrorNotACrash() throws {
