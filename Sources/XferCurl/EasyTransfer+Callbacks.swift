@@ -119,10 +119,11 @@ extension EasyTransfer {
         return true
     }
 
-    /// Headers a `TransferOutcome` reports (lower-case); others are not kept.
+    /// Headers a `TransferOutcome` reports (lower-case); others are not kept. (`date`, the
+    /// server's clock, measures a `Retry-After` date.)
     static let keptHeaders: [String] = [
         "etag", "last-modified", "content-length", "content-range", "content-disposition", "retry-after", "location",
-        "content-type", "content-encoding",
+        "content-type", "content-encoding", "date",
     ]
     private static let keptHeaderBytes: [[UInt8]] = keptHeaders.map { Array($0.utf8) }
 

@@ -30,7 +30,7 @@ extension EasyTransfer {
                                             timings: timings(), resumed: true))
         }
         if isHTTP && status >= 300 && status != 304 {
-            let retryAfter = responseHeaders["retry-after"].flatMap { RetryAfter.parse($0) }
+            let retryAfter = responseHeaders["retry-after"].flatMap { RetryAfter.parse($0, serverDate: responseHeaders["date"]) }
             let upload = if case .none = request.body { "" } else { ": an upload with a header from the environment is not redirected, as the header would go along" }
             let reason = status < 400
                 ? "redirect not followed (\(responseHeaders["location"].map { "to \(URLText.redacted($0))" } ?? "no Location"))\(followsRedirectsItself ? upload : "")"

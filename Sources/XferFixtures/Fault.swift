@@ -1,7 +1,8 @@
 /// A scripted misbehaviour for one request to a path (see `FixtureServer.script`).
 public enum Fault: Sendable, Equatable {
-    /// Answer with this status (and `Retry-After`, if given) and a short body.
-    case status(Int, retryAfter: String? = nil)
+    /// Answer with this status (and `Retry-After`, and `Date`: the server's clock, if given)
+    /// and a short body.
+    case status(Int, retryAfter: String? = nil, date: String? = nil)
     /// Answer with this status, Content-Type and body (an API's error document).
     case answer(Int, contentType: String, body: [UInt8])
     /// Send the headers (full Content-Length) and this many body bytes, then close.

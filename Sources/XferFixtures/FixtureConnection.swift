@@ -90,8 +90,9 @@ struct FixtureConnection {
             }
             fault = nil
         }
-        if case .status(let code, let retryAfter) = fault {
-            try await writer.simple(code, "scripted \(code)\n", extra: retryAfter.map { [("Retry-After", $0)] } ?? [])
+        if case .status(let code, let retryAfter, let date) = fault {
+            let extra = [retryAfter.map { ("Retry-After", $0) }, date.map { ("Date", $0) }].compactMap { $0 }
+            try await writer.simple(code, "scripted \(code)\n", extra: extra)
             return true
         }
         if case .answer(let code, let type, let body) = fault {

@@ -66,4 +66,10 @@ struct JobLifecycleTests {
         let policy = RetryPolicy()
         #expect(policy.delay(afterAttempt: 1, retryAfter: .seconds(42), unit: 0.9) == .seconds(42))
     }
+
+    /// `Retry-After: 0`, or a date already past, would send every remaining attempt at once.
+    @Test func aRetryAfterOfZeroLeavesTheBackoffInPlace() {
+        let policy = RetryPolicy(attempts: 20, initialDelay: .seconds(1), maxDelay: .seconds(30))
+        #expect(policy.delay(afterAttempt: 3, retryAfter: .zero, unit: 0.5) == .seconds(2))
+    }
 }

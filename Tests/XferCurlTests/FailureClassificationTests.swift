@@ -26,21 +26,37 @@ struct FailureClassificationTests {
         }
     }
 
+    /// An IMF-fixdate (`Sun, 22 Nov 2026 15:20:00 GMT`).
+    func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+
     @Test func retryAfterAsAnHTTPDateIsReportedAsADelay() async throws {
         try await EngineTesting.with { t in
             t.server.addFile("x", [1])
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
             let before = Date()
-            let date = formatter.string(from: before.addingTimeInterval(120))
-            t.server.script("/files/x", [.status(429, retryAfter: date)])
+            t.server.script("/files/x", [.status(429, retryAfter: httpDate(before.addingTimeInterval(120)))])
             let delay = try #require(try await t.download("/files/x").result.failure?.retryAfter)
             // The date is whole seconds and the delay is taken when the answer arrives, which a
             // loaded machine can hold up for seconds: bound it by the time actually spent.
             let spent = Int64(Date().timeIntervalSince(before).rounded(.up))
             #expect(delay >= .seconds(119 - spent) && delay <= .seconds(120))
+        }
+    }
+
+    /// A server whose clock is an hour behind ours asks for a time that is past by our clock:
+    /// the wait is what it asks by its own (its `Date`), not none.
+    @Test func aRetryAfterDateIsReadOnTheServersClock() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("x", [1])
+            let serverNow = Date().addingTimeInterval(-3600)
+            t.server.script("/files/x", [.status(503, retryAfter: httpDate(serverNow.addingTimeInterval(90)), date: httpDate(serverNow))])
+            let failure = try await t.download("/files/x").result.failure
+            #expect(failure?.retryAfter == .seconds(90))
         }
     }
 
