@@ -15,8 +15,8 @@ extension EasyTransfer {
             }
             if code == CURLE_LOGIN_DENIED, let sshLogin { message += " (\(sshLogin))" }
             if let hint = keyExchangeHint(code, message) { message += hint }
-            return .failure(TransferError(kind: TransferError.kind(of: code, ftpReply: status), code: TransferError.name(of: code),
-                                          message: message, httpStatus: isHTTP && status > 0 ? status : nil))
+            return .failure(TransferError(kind: TransferError.kind(of: code, ftpReply: status, detail: message),
+                                          code: TransferError.name(of: code), message: message, httpStatus: isHTTP && status > 0 ? status : nil))
         }
         if !isHTTP, !bodyStarted, let from = request.resumeFrom, from > 0 {
             // Resumed at the file's end (a kill between the last byte and the rename): no

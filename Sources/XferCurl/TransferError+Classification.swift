@@ -4,8 +4,9 @@ extension TransferError {
     /// The one place where failures are classified. Each row says why.
     ///
     /// `ftpReply` is the last FTP/SFTP reply code, which refines FTP failures: 4xx replies
-    /// are transient by RFC 959 ("transient negative completion"), 5xx permanent.
-    static func kind(of code: CURLcode, ftpReply: Int) -> Kind {
+    /// are transient by RFC 959 ("transient negative completion"), 5xx permanent. `detail`
+    /// is libcurl's message, which tells a TLS handshake cut short from one that failed.
+    static func kind(of code: CURLcode, ftpReply: Int, detail: String = "") -> Kind {
         switch code {
         // Name resolution and connection set-up: the network or the server may recover.
         case CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_RESOLVE_HOST: return .transient  // DNS hiccups are common and short
@@ -42,8 +43,11 @@ extension TransferError {
         case CURLE_HTTP_RETURNED_ERROR, CURLE_HTTP_POST_ERROR: return .permanent  // classified by status where known
         case CURLE_FILESIZE_EXCEEDED, CURLE_BAD_CONTENT_ENCODING, CURLE_FTP_PRET_FAILED, CURLE_FTP_WEIRD_PASS_REPLY:
             return .permanent  // protocol-level refusals
-        // TLS: certificates and handshakes do not fix themselves between attempts.
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CIPHER,
+        // TLS: certificates and handshakes do not fix themselves between attempts, except a
+        // handshake the connection dropped under ("SSL_ERROR_SYSCALL", "reset by peer": an
+        // overloaded server or load balancer; a well-known flake of CI fetches).
+        case CURLE_SSL_CONNECT_ERROR: return droppedDuringHandshake(detail) ? .transient : .permanent
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CIPHER,
              CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_USE_SSL_FAILED,
              CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT:
             return .permanent
@@ -54,6 +58,15 @@ extension TransferError {
         case CURLE_SSL_CERTPROBLEM: return .local  // our client certificate or key is unusable (or its passphrase wrong)
         case CURLE_ABORTED_BY_CALLBACK: return .cancelled  // only our own callbacks abort
         default: return .permanent  // unknown failures are not retried blindly
+        }
+    }
+
+    /// Whether libcurl's message for a failed TLS handshake says the connection went away
+    /// (OpenSSL's words), rather than that the two sides could not agree.
+    static func droppedDuringHandshake(_ detail: String) -> Bool {
+        let text = detail.lowercased()
+        return ["ssl_error_syscall", "reset by peer", "unexpected eof", "broken pipe", "recv failure", "send failure"].contains {
+            text.contains($0)
         }
     }
 

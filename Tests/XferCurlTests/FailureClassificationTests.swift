@@ -135,6 +135,20 @@ struct FailureClassificationTests {
         }
     }
 
+    /// A server or load balancer that drops the connection during the handshake (OpenSSL
+    /// says `SSL_ERROR_SYSCALL`, or "reset by peer") fails this attempt, not the job.
+    @Test(arguments: [false, true]) func aTLSHandshakeTheConnectionDroppedUnderIsTransient(reset: Bool) async throws {
+        let dropping = try DroppingServer(reset: reset)
+        try await EngineTesting.with { t in
+            await #expect {
+                _ = try await t.engine.perform(TransferRequest(url: "https://127.0.0.1:\(dropping.port)/x"), progress: TransferProgress())
+            } throws: { error in
+                let failure = error as? TransferError
+                return failure?.code == "CURLE_SSL_CONNECT_ERROR" && failure?.kind == .transient
+            }
+        }
+    }
+
     @Test func aTLSFailureIsPermanent() async throws {
         try await EngineTesting.with { t in
             // Speaking TLS to a plain HTTP server fails the handshake.

@@ -1,0 +1,46 @@
+import Foundation
+
+/// A server on 127.0.0.1 that accepts each connection, reads what the client sends first
+/// (a TLS ClientHello), and closes it: a handshake cut short, as an overloaded server or a
+/// load balancer does. `reset` closes with a TCP reset ("Connection reset by peer"), else
+/// with an orderly close (OpenSSL's `SSL_ERROR_SYSCALL`, unexpected end of file).
+public final class DroppingServer: Sendable {
+    public let port: Int
+    private let listener: Int32
+
+    public init(reset: Bool) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard ok, listen(fd, 16) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let client = accept(fd, nil, nil)
+                if client < 0 { return }  // the listener was shut down
+                _ = read(client, &buffer, buffer.count)
+                if reset {
+                    var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                    setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                }
+                close(client)
+            }
+        }.start()
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))  // wakes the accept loop, which then ends
+        close(listener)
+    }
+}
