@@ -105,6 +105,32 @@ struct ArchiveJobTests {
         #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/unpacked/top"))
     }
 
+    /// An extraction's folder is swapped into place whole, so a symbolic link there (to a
+    /// release folder, say) or a file cannot take it: the job fails before unpacking
+    /// anything (it failed after unpacking all of it, calling the link "not a folder"), the
+    /// link and its folder stay as they were, and `plan` says so first.
+    @Test func anExtractionIntoASymbolicLinkOrAFileFailsBeforeUnpacking() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a.tgz", [.body(try Self.fixture("good.tar.gz")), .body(try Self.fixture("good.tar.gz"))])
+        let plan = try t.plan(jobs: Self.extractJobs)
+        let unpack = try #require(plan.jobs.firstIndex { $0.id == "unpack" })
+        let link = t.folder.path + "/unpacked"
+        try FileManager.default.createDirectory(atPath: t.folder.path + "/releases/7", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "releases/7")
+        let expected = "\(link) is a symbolic link (to releases/7), not a folder: an extraction replaces its folder whole, "
+            + "which would replace the link; name the folder it leads to as \"to\""
+        #expect(RunForecast(plan: plan, store: InMemoryCheckpointStore()).actions[unpack] == .fails(reason: expected))
+        let result = await t.run(plan)
+        #expect(result.job("unpack")?.lifecycle.reason == "not-a-file: " + expected)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "releases/7")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: t.folder.path + "/releases/7") == [])
+        try FileManager.default.removeItem(atPath: link)
+        _ = FileManager.default.createFile(atPath: link, contents: Data("a file\n".utf8))
+        #expect(await t.run(plan).job("unpack")?.lifecycle.reason
+                == "not-a-file: \(link) is a file, not a folder; remove it or choose another \"to\"")
+    }
+
     /// A folder the job did not extract before keeps files the archive does not have: the
     /// job fails naming them; once it has extracted there, the folder is its own.
     @Test func aFirstExtractionDoesNotDeleteFilesItDidNotPutThere() async throws {

@@ -22,6 +22,22 @@ public enum DestinationCheck {
         }
     }
 
+    /// Why an extraction cannot put its folder at `path`, or nil when it can (nothing there,
+    /// or a folder). Asked before unpacking: the folder is swapped into place whole at the
+    /// end, which over anything else failed only after the whole archive was unpacked. A
+    /// symbolic link to a folder (`current -> releases/7`) is refused too: the swap would
+    /// replace the link, not fill the folder it leads to.
+    public static func folderProblem(at path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFDIR else { return nil }
+        if info.st_mode & S_IFMT == S_IFLNK {
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+            return "\(path) is a symbolic link (to \(target)), not a folder: an extraction replaces its folder whole, "
+                + "which would replace the link; name the folder it leads to as \"to\""
+        }
+        return "\(path) is \(kind(info.st_mode)), not a folder; remove it or choose another \"to\""
+    }
+
     /// What a file of mode `mode` is, for a message: "a named pipe", "a character device"...
     static func kind(_ mode: mode_t) -> String {
         switch mode & S_IFMT {

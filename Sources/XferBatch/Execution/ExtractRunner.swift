@@ -21,6 +21,7 @@ struct ExtractRunner {
         began()
 
         let target = spec.folder
+        if let problem = DestinationCheck.folderProblem(at: target) { throw DestinationCheck.failure(problem) }
         try Folders.create(PathText.parent(target))
         // A folder this job extracted before is replaced whole; any other may only hold
         // files the archive has (someone else's would be deleted).

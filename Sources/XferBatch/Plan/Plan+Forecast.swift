@@ -130,6 +130,8 @@ public struct RunForecast: Sendable {
                 let own = record?.phase == .done && record?.finalPath == e.to
                 if previous?.phase == .done {
                     actions.append(.skipIfUnchanged)
+                } else if let problem = DestinationCheck.folderProblem(at: e.folder) {
+                    actions.append(.fails(reason: problem))
                 } else if !own, let entries = try? FileManager.default.contentsOfDirectory(atPath: e.folder), !entries.isEmpty {
                     actions.append(.intoOccupiedFolder(path: e.folder, entries: entries.count))
                 } else {
