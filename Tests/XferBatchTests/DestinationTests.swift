@@ -194,6 +194,15 @@ struct DestinationTests {
         #expect(plan.text().hasSuffix("\n3 warnings; 1 job would fail (see \"fails:\"). Nothing was transferred: this is a dry run.\n"))
     }
 
+    /// `"from": "logs/*.log"` is one file of that name, which is missing: the message says
+    /// that wildcards are not expanded, and what packs a glob's files.
+    @Test func anUploadSourceWithWildcardsThatIsMissingSaysTheyAreNotExpanded() {
+        let problem = JobRunner.sourceProblem("/nowhere/logs/*.log")
+        #expect(problem?.message == "the upload source /nowhere/logs/*.log is missing or unreadable; an upload sends the one file it names, "
+                + "wildcards are not expanded (an archive job packs a glob's files into one)")
+        #expect(JobRunner.sourceProblem("/nowhere/app.log")?.message == "the upload source /nowhere/app.log is missing or unreadable")
+    }
+
     @Test func planSaysWhichJobsWouldFailOnTheirDestination() async throws {
         let t = try E()
         defer { t.cleanUp() }

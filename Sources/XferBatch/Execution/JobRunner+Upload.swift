@@ -76,7 +76,10 @@ extension JobRunner {
     static func sourceProblem(_ path: String) -> (code: String, message: String)? {
         var info = stat()
         guard stat(path, &info) == 0, access(path, R_OK) == 0 else {
-            return ("ENOENT", "the upload source \(path) is missing or unreadable")
+            // `"from": "logs/*.log"`: a name with wildcards is taken as it is written.
+            let wildcards = path.contains { "*?[".contains($0) }
+                ? "; an upload sends the one file it names, wildcards are not expanded (an archive job packs a glob's files into one)" : ""
+            return ("ENOENT", "the upload source \(path) is missing or unreadable" + wildcards)
         }
         switch info.st_mode & S_IFMT {
         case S_IFREG: return nil
