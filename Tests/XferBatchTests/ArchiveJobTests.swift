@@ -306,6 +306,24 @@ struct ArchiveJobTests {
         #expect(third.job("z")?.result?.archive?.entries == 3)
     }
 
+    /// A file whose name is not UTF-8 (Latin-1 `café.txt`) cannot be packed under its name:
+    /// the job fails naming it, where the archive was built without it, silently.
+    @Test func aFileWhoseNameIsNotUTF8FailsTheArchiveInsteadOfBeingLeftOut() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        try FileManager.default.createDirectory(atPath: t.folder.path + "/d", withIntermediateDirectories: true)
+        try Data("ok".utf8).write(to: t.folder.appendingPathComponent("d/ok.txt"))
+        let latin1 = Array((t.folder.path + "/d/caf").utf8CString.dropLast()) + [CChar(bitPattern: 0xE9)] + Array(".txt".utf8CString)
+        let fd = latin1.withUnsafeBufferPointer { open($0.baseAddress!, O_WRONLY | O_CREAT, 0o644) }
+        #expect(fd >= 0)
+        close(fd)
+        let result = await t.run(try t.plan(jobs: #"{"id": "z", "archive": {"from": ["d"], "to": "d.tar"}}"#))
+        #expect(result.state("z") == .failed)
+        #expect(result.job("z")?.lifecycle.reason == "non-utf8-name: cannot pack \(t.folder.path)/d/caf\u{FFFD}.txt: its name is not UTF-8 "
+                + "(\u{FFFD} stands for the bytes that are not), and only UTF-8 names can be packed; rename it (convmv -f latin1 -t utf8, for example)")
+        #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/d.tar"))
+    }
+
     @Test func anEmptyFolderInputFailsTheArchiveSayingSo() async throws {
         let t = try E()
         defer { t.cleanUp() }

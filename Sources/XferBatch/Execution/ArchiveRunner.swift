@@ -81,6 +81,11 @@ struct ArchiveRunner {
             case .path(let pattern):
                 if let problem = Self.unpackable(input) { throw DestinationCheck.failure(problem) }
                 let matches = Self.files(of: pattern, excluding: own, skipping: runFolders)
+                if let unnamed = matches.first(where: Self.hasNonUTF8Name) {
+                    throw JobFailure(kind: .permanent, code: "non-utf8-name",
+                                     message: "cannot pack \(unnamed): its name is not UTF-8 (\u{FFFD} stands for the bytes that are not), "
+                                        + "and only UTF-8 names can be packed; rename it (convmv -f latin1 -t utf8, for example)")
+                }
                 if matches.isEmpty {
                     throw JobFailure(kind: .permanent, code: "missing-input",
                                      message: Glob.isPattern(pattern) ? "nothing matches \(pattern)" : "the folder \(pattern) holds no files")
@@ -105,6 +110,15 @@ struct ArchiveRunner {
         let type = info.st_mode & S_IFMT
         guard type != S_IFREG, type != S_IFDIR else { return nil }
         return "\(path) is \(DestinationCheck.kind(info.st_mode)), not a file; only files are packed"
+    }
+
+    /// Whether `path` came from a name the file system holds in bytes that are not UTF-8
+    /// (`caf\xE9.txt` from a Latin-1 system): Foundation hands such a name over with U+FFFD
+    /// in their place, a path nothing can open. Such files were skipped, and the archive was
+    /// built without them and without a word.
+    static func hasNonUTF8Name(_ path: String) -> Bool {
+        var info = stat()
+        return path.contains("\u{FFFD}") && lstat(path, &info) != 0
     }
 
     /// The files a path input stands for: a glob's matches, every file under a folder (as
@@ -133,7 +147,12 @@ struct ArchiveRunner {
             // Regular files only, as `tar` packs their content: a pipe in the folder would
             // be waited on forever, and a socket or device has no content to pack.
             var info = stat()
-            guard stat(full, &info) == 0 else { continue }
+            guard stat(full, &info) == 0 else {
+                // Kept, so that the job fails naming it (see `hasNonUTF8Name`) instead of
+                // building an archive without it.
+                if relative.contains("\u{FFFD}"), glob.matches(full) { matches.append(full) }
+                continue
+            }
             // A folder the pattern cannot reach inside (`big*.bin` and an extraction's
             // folder beside it) is not walked: it may hold many files, or be swapped by
             // an extraction the planner let run meanwhile.
