@@ -79,7 +79,7 @@ struct PlannerTests {
         guard case .download(let d) = plan.jobs[0].action else { Issue.record(); return }
         #expect(d.to == "/work/img/")
         #expect(d.namesFileAtRunTime)
-        #expect(plan.jobs[0].warnings.contains("file name decided at run time: Content-Disposition, else \"pic.png\""))
+        #expect(plan.jobs[0].warnings.contains("file name decided at run time: Content-Disposition, else the final URL's last segment (\"pic.png\" unless redirected)"))
     }
 
     @Test func twoJobsWritingOnePathIsAnError() {

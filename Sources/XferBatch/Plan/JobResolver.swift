@@ -71,7 +71,8 @@ struct JobResolver {
                 }
             }
             if d.namesFileAtRunTime {
-                let fallback = d.url.lastPathSegment.map { "\"\($0)\"" } ?? "the job id"
+                // The URL's name only if no redirect leads elsewhere (see `FileNaming`).
+                let fallback = d.url.lastPathSegment.map { "the final URL's last segment (\"\($0)\" unless redirected)" } ?? "the job id"
                 warnings.append("file name decided at run time: Content-Disposition, else \(fallback)")
             }
             checkCredentials(t.value, url: d.url)
