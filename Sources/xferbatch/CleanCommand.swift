@@ -38,12 +38,12 @@ struct CleanCommand: AsyncParsableCommand {
         }
         let deletedPartials = partials.sorted().filter { unlink($0) == 0 }.count
         for staging in written.stagingFolders where FileManager.default.fileExists(atPath: staging) { FolderRemoval.remove(staging) }
-        var deleted = 0
+        var deletedFiles = 0, deletedFolders = 0
         if outputs {
-            for path in outputFiles.sorted() where unlink(path) == 0 { deleted += 1 }
+            for path in outputFiles.sorted() where unlink(path) == 0 { deletedFiles += 1 }
             for folder in written.folders where FileManager.default.fileExists(atPath: folder) {
                 FolderRemoval.remove(folder)
-                deleted += 1
+                deletedFolders += 1
             }
         }
         do {
@@ -59,7 +59,8 @@ struct CleanCommand: AsyncParsableCommand {
         }
         var removed = ["removed \(folder)"]
         if deletedPartials > 0 { removed.append("\(deletedPartials) partial file\(deletedPartials == 1 ? "" : "s")") }
-        if outputs { removed.append("\(deleted) output file\(deleted == 1 ? "" : "s")") }
+        if outputs { removed.append("\(deletedFiles) output file\(deletedFiles == 1 ? "" : "s")") }
+        if deletedFolders > 0 { removed.append("\(deletedFolders) extracted folder\(deletedFolders == 1 ? "" : "s")") }
         let last = removed.removeLast()
         StandardStreams.write((removed.isEmpty ? last : removed.joined(separator: ", ") + " and " + last) + "\n")
     }

@@ -753,23 +753,28 @@ struct StateCommandTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let manifest = folder + "/m.json"
-        try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "a", "download": {"url": "data:,x", "to": "a.txt"}}, {"id": "b", "download": {"url": "data:,y", "to": "b.txt"}}]}"#
+        // `t`: a tar.gz of one file, x.txt, extracted into out/x/.
+        let tarball = "H4sIALQJA2sC/+3NwQmEMBQE0H+2CitYRGK2HlvQCCnfuKfFu4L43mWGuUz9lFriWkOTU/plc85m/OvHnr9pin6IG2xrmZd2Ge9UuwAAAAAAAAAAAOCBdkkW7OQAKAAA"
+        try (#"{"version": 1, "outputDir": "out", "jobs": [{"id": "a", "download": {"url": "data:,x", "to": "a.txt"}}, {"id": "b", "download": {"url": "data:,y", "to": "b.txt"}}, "#
+            + #"{"id": "t", "download": {"url": "data:;base64,\#(tarball)", "to": "t.tgz"}}, {"id": "x", "extract": {"from": "t", "to": "x/"}}]}"#)
             .write(toFile: manifest, atomically: true, encoding: .utf8)
-        #expect(try await CommandRunner.run(["status", manifest]).stdout.hasSuffix("0 done, 0 partial, 0 failed, 2 pending of 2 jobs\n"))
+        #expect(try await CommandRunner.run(["status", manifest]).stdout.hasSuffix("0 done, 0 partial, 0 failed, 4 pending of 4 jobs\n"))
         #expect(try await CommandRunner.run(["run", manifest]).status == 0)
         let done = try await CommandRunner.run(["status", manifest])
         #expect(done.stdout.contains("done     a  \(folder)/out/a.txt  sha256 2d711642b726"))
-        #expect(done.stdout.hasSuffix("2 done, 0 partial, 0 failed, 0 pending of 2 jobs\n"))
+        #expect(done.stdout.hasSuffix("4 done, 0 partial, 0 failed, 0 pending of 4 jobs\n"))
         let forecast = try await CommandRunner.run(["plan", manifest])
         #expect(forecast.stdout.contains("run: up to date (out/a.txt): nothing to transfer"))
         let json = try await CommandRunner.run(["status", manifest, "--json"])
         #expect(json.stdout.contains(#""state": "done""#))
         #expect(try await CommandRunner.run(["reset", manifest]).status == 2, "reset needs job ids or --all")
         #expect(try await CommandRunner.run(["reset", manifest, "a"]).stdout == "reset 1 job; deleted 0 partial files\n")
-        #expect(try await CommandRunner.run(["status", manifest]).stdout.hasSuffix("1 done, 0 partial, 0 failed, 1 pending of 2 jobs\n"))
+        #expect(try await CommandRunner.run(["status", manifest]).stdout.hasSuffix("3 done, 0 partial, 0 failed, 1 pending of 4 jobs\n"))
+        #expect(FileManager.default.contents(atPath: folder + "/out/x/x.txt") == Data("x\n".utf8))
         let clean = try await CommandRunner.run(["clean", manifest, "--outputs"])
-        #expect(clean.stdout == "removed \(folder)/.xferbatch/m.json and 2 output files\n")
+        #expect(clean.stdout == "removed \(folder)/.xferbatch/m.json, 3 output files and 1 extracted folder\n")
         #expect(!FileManager.default.fileExists(atPath: folder + "/out/a.txt"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/out/x"))
         #expect(!FileManager.default.fileExists(atPath: folder + "/.xferbatch"))
     }
 
