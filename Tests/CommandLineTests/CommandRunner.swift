@@ -63,6 +63,21 @@ struct CommandRunner {
         return nil
     }
 
+    /// Runs `xferbatch args...` in `directory` as a user that file permissions apply to: as
+    /// root (CI), a copy of the binary in `directory` as `nobody`, through `setpriv`; as
+    /// anyone else, the binary as it is. (Root reads every folder, so a test of a folder
+    /// that cannot be read needs another user.)
+    static func runUnprivileged(_ args: [String], in directory: URL) async throws -> Result {
+        guard getuid() == 0 else { return try await run(args, in: directory) }
+        let copy = directory.appendingPathComponent("xferbatch-copy")
+        if !FileManager.default.fileExists(atPath: copy.path) { try FileManager.default.copyItem(at: binary, to: copy) }
+        let environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "COLUMNS": "100", "HOME": directory.path]
+        return try await detached {
+            try launch(URL(fileURLWithPath: "/usr/bin/setpriv"), ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path] + args,
+                       environment: environment, in: directory)
+        }
+    }
+
     static func runTool(_ path: String, _ args: [String]) async throws -> Result {
         try await detached { try runToolBlocking(path, args) }
     }

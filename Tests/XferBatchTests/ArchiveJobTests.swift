@@ -317,10 +317,13 @@ struct ArchiveJobTests {
         let fd = latin1.withUnsafeBufferPointer { open($0.baseAddress!, O_WRONLY | O_CREAT, 0o644) }
         #expect(fd >= 0)
         close(fd)
-        let result = await t.run(try t.plan(jobs: #"{"id": "z", "archive": {"from": ["d"], "to": "d.tar"}}"#))
+        let plan = try t.plan(jobs: #"{"id": "z", "archive": {"from": ["d"], "to": "d.tar"}}"#)
+        let message = "cannot pack \(t.folder.path)/d/caf\u{FFFD}.txt: its name is not UTF-8 "
+            + "(\u{FFFD} stands for the bytes that are not), and only UTF-8 names can be packed; rename it (convmv -f latin1 -t utf8, for example)"
+        #expect(RunForecast(plan: plan, store: InMemoryCheckpointStore()).actions == [.fails(reason: message)])
+        let result = await t.run(plan)
         #expect(result.state("z") == .failed)
-        #expect(result.job("z")?.lifecycle.reason == "non-utf8-name: cannot pack \(t.folder.path)/d/caf\u{FFFD}.txt: its name is not UTF-8 "
-                + "(\u{FFFD} stands for the bytes that are not), and only UTF-8 names can be packed; rename it (convmv -f latin1 -t utf8, for example)")
+        #expect(result.job("z")?.lifecycle.reason == "non-utf8-name: " + message)
         #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/d.tar"))
     }
 

@@ -34,7 +34,8 @@ public struct PackedSources: Sendable {
             let settled = job.inputs.allSatisfy { input in
                 switch input {
                 case .path(let pattern):
-                    return ArchiveRunner.files(of: pattern, excluding: a.to, skipping: plan.runFolders).allSatisfy { FileStamp.of($0) == nil }
+                    guard let files = try? ArchiveInputs.files(of: pattern, excluding: a.to, skipping: plan.runFolders) else { return false }
+                    return files.allSatisfy { FileStamp.of($0) == nil }
                 case .job(let id, let path):
                     guard let index = indexByID[id] else { return false }
                     let source = plan.jobs[index]

@@ -79,12 +79,12 @@ struct ArchiveRunner {
                 }
                 files.append(path)
             case .path(let pattern):
-                if let problem = Self.unpackable(input) { throw DestinationCheck.failure(problem) }
-                let matches = Self.files(of: pattern, excluding: own, skipping: runFolders)
-                if let unnamed = matches.first(where: Self.hasNonUTF8Name) {
-                    throw JobFailure(kind: .permanent, code: "non-utf8-name",
-                                     message: "cannot pack \(unnamed): its name is not UTF-8 (\u{FFFD} stands for the bytes that are not), "
-                                        + "and only UTF-8 names can be packed; rename it (convmv -f latin1 -t utf8, for example)")
+                if let problem = ArchiveInputs.unpackable(input) { throw DestinationCheck.failure(problem) }
+                let matches: [String]
+                do {
+                    matches = try ArchiveInputs.files(of: pattern, excluding: own, skipping: runFolders)
+                } catch {
+                    throw JobFailure(kind: error.code == "non-utf8-name" ? .permanent : .local, code: error.code, message: error.message)
                 }
                 if matches.isEmpty {
                     throw JobFailure(kind: .permanent, code: "missing-input",
@@ -98,73 +98,5 @@ struct ArchiveRunner {
             ArchiveWriter.Entry(name: prefix + PathText.display(path, relativeTo: outputDirectory).split(separator: "/").joined(separator: "/"),
                                 sourcePath: path)
         }.sorted { $0.name < $1.name }
-    }
-
-    /// Why an input named by its path cannot be packed: a pipe, device or socket (the
-    /// writer refuses those rather than wait on them); nil for a file, a folder, a glob,
-    /// a job's output or a path not there yet. `plan` says it too.
-    static func unpackable(_ input: JobInput) -> String? {
-        guard case .path(let path) = input, !Glob.isPattern(path) else { return nil }
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        let type = info.st_mode & S_IFMT
-        guard type != S_IFREG, type != S_IFDIR else { return nil }
-        return "\(path) is \(DestinationCheck.kind(info.st_mode)), not a file; only files are packed"
-    }
-
-    /// Whether `path` came from a name the file system holds in bytes that are not UTF-8
-    /// (`caf\xE9.txt` from a Latin-1 system): Foundation hands such a name over with U+FFFD
-    /// in their place, a path nothing can open. Such files were skipped, and the archive was
-    /// built without them and without a word.
-    static func hasNonUTF8Name(_ path: String) -> Bool {
-        var info = stat()
-        return path.contains("\u{FFFD}") && lstat(path, &info) != 0
-    }
-
-    /// The files a path input stands for: a glob's matches, every file under a folder (as
-    /// `tar` packs a folder; empty folders are not kept), or the file itself; never `own`
-    /// (the archive being built), partial files, or anything in `runFolders`.
-    static func files(of input: String, excluding own: String?, skipping runFolders: [String]) -> [String] {
-        if Glob.isPattern(input) { return expand(input, skipping: runFolders).filter { $0 != own } }
-        var info = stat()
-        if stat(input, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return expand(input + "/**", skipping: runFolders).filter { $0 != own } }
-        return [input]
-    }
-
-    /// Files under the pattern's fixed leading folder that match it, outside `runFolders`.
-    static func expand(_ pattern: String, skipping runFolders: [String]) -> [String] {
-        let fixed = Glob.fixedFolder(of: pattern)
-        if runFolders.contains(where: { PathText.isWithin(fixed, folder: $0) }) { return [] }
-        let glob = Glob(pattern)
-        guard let walker = FileManager.default.enumerator(atPath: fixed) else { return [] }
-        var matches: [String] = []
-        while let relative = walker.nextObject() as? String {
-            let full = fixed + "/" + relative
-            if runFolders.contains(full) {
-                walker.skipDescendants()
-                continue
-            }
-            // Regular files only, as `tar` packs their content: a pipe in the folder would
-            // be waited on forever, and a socket or device has no content to pack.
-            var info = stat()
-            guard stat(full, &info) == 0 else {
-                // Kept, so that the job fails naming it (see `hasNonUTF8Name`) instead of
-                // building an archive without it.
-                if relative.contains("\u{FFFD}"), glob.matches(full) { matches.append(full) }
-                continue
-            }
-            // A folder the pattern cannot reach inside (`big*.bin` and an extraction's
-            // folder beside it) is not walked: it may hold many files, or be swapped by
-            // an extraction the planner let run meanwhile.
-            if info.st_mode & S_IFMT == S_IFDIR, !glob.canMatchInside(full) {
-                walker.skipDescendants()
-                continue
-            }
-            if info.st_mode & S_IFMT == S_IFREG,
-               !full.hasSuffix(".xferpart"), !full.contains(".xferpart/"), glob.matches(full) {
-                matches.append(full)
-            }
-        }
-        return matches.sorted()
     }
 }

@@ -94,7 +94,7 @@ struct DataflowCheck {
         }
     }
 
-    /// An archive input that is a folder takes every file under it (`ArchiveRunner.files`),
+    /// An archive input that is a folder takes every file under it (`ArchiveInputs.files`),
     /// so a job writing anywhere inside it must run first. Whether a path is a folder is
     /// not known here (nothing is read); a job writing inside it says that it is.
     private func folderInputs(_ p: PlannedJob) -> [Diagnostic] {

@@ -107,8 +107,10 @@ public struct RunForecast: Sendable {
             case .archive(let a):
                 if let problem = folders.problem(writing: a.to, intoFolder: false, hint: DestinationCheck.archiveHint) {
                     actions.append(.fails(reason: problem))
-                } else if let special = job.inputs.lazy.compactMap(ArchiveRunner.unpackable).first {
+                } else if let special = job.inputs.lazy.compactMap(ArchiveInputs.unpackable).first {
                     actions.append(.fails(reason: special))
+                } else if let problem = job.inputs.lazy.compactMap({ ArchiveInputs.problem(walking: $0, own: a.to, skipping: plan.runFolders) }).first {
+                    actions.append(.fails(reason: problem.message))
                 } else {
                     actions.append(previous?.phase == .done ? .skipIfUnchanged : .transfer)
                 }

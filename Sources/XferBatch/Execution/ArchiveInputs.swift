@@ -1,0 +1,97 @@
+import Foundation
+import XferCurl
+
+/// The files an archive job's path inputs stand for, read from the disk: a glob's matches,
+/// every file under a folder (as `tar` packs a folder; empty folders are not kept), or the
+/// file itself; never the archive being built (`own`), partial files, or anything in the
+/// run's state folders.
+///
+/// What is there but cannot be packed fails the job instead of being left out of the
+/// archive without a word: a folder that cannot be read (`tar` exits 2 on one), and a name
+/// the file system holds in bytes that are not UTF-8 (`caf\xE9.txt` from a Latin-1
+/// system), which Foundation hands over with U+FFFD in their place, a path nothing can open.
+enum ArchiveInputs {
+    /// Why the files of an input cannot all be packed.
+    struct Problem: Error, Equatable {
+        var code: String
+        var message: String
+    }
+
+    static func files(of input: String, excluding own: String?, skipping runFolders: [String]) throws(Problem) -> [String] {
+        if Glob.isPattern(input) { return try expand(input, skipping: runFolders).filter { $0 != own } }
+        var info = stat()
+        if stat(input, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return try expand(input + "/**", skipping: runFolders).filter { $0 != own } }
+        return [input]
+    }
+
+    /// What a run would meet walking `input`, for `plan`: nil when every file can be packed
+    /// (or the input is a job's output, or a single path).
+    static func problem(walking input: JobInput, own: String, skipping runFolders: [String]) -> Problem? {
+        guard case .path(let pattern) = input else { return nil }
+        do {
+            _ = try files(of: pattern, excluding: own, skipping: runFolders)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Files under the pattern's fixed leading folder that match it, outside `runFolders`.
+    static func expand(_ pattern: String, skipping runFolders: [String]) throws(Problem) -> [String] {
+        let fixed = Glob.fixedFolder(of: pattern)
+        if runFolders.contains(where: { PathText.isWithin(fixed, folder: $0) }) { return [] }
+        let glob = Glob(pattern)
+        guard let walker = FileManager.default.enumerator(atPath: fixed) else { return [] }
+        var matches: [String] = []
+        while let relative = walker.nextObject() as? String {
+            let full = fixed + "/" + relative
+            if runFolders.contains(full) {
+                walker.skipDescendants()
+                continue
+            }
+            // Regular files only, as `tar` packs their content: a pipe in the folder would
+            // be waited on forever, and a socket or device has no content to pack.
+            var info = stat()
+            guard stat(full, &info) == 0 else {
+                if relative.contains("\u{FFFD}"), glob.matches(full) { throw nonUTF8(full) }
+                continue
+            }
+            if info.st_mode & S_IFMT == S_IFDIR {
+                // A folder the pattern cannot reach inside (`big*.bin` and an extraction's
+                // folder beside it) is not walked: it may hold many files, or be swapped by
+                // an extraction the planner let run meanwhile.
+                guard glob.canMatchInside(full) else {
+                    walker.skipDescendants()
+                    continue
+                }
+                // The walk would pass over it in silence.
+                if access(full, R_OK | X_OK) != 0 {
+                    let code = errno
+                    throw Problem(code: ErrnoName.name(code), message: "cannot read the folder \(full): \(String(cString: strerror(code)))")
+                }
+            }
+            if info.st_mode & S_IFMT == S_IFREG,
+               !full.hasSuffix(".xferpart"), !full.contains(".xferpart/"), glob.matches(full) {
+                matches.append(full)
+            }
+        }
+        return matches.sorted()
+    }
+
+    /// Why an input named by its path cannot be packed: a pipe, device or socket (the
+    /// writer refuses those rather than wait on them); nil for a file, a folder, a glob,
+    /// a job's output or a path not there yet. `plan` says it too.
+    static func unpackable(_ input: JobInput) -> String? {
+        guard case .path(let path) = input, !Glob.isPattern(path) else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let type = info.st_mode & S_IFMT
+        guard type != S_IFREG, type != S_IFDIR else { return nil }
+        return "\(path) is \(DestinationCheck.kind(info.st_mode)), not a file; only files are packed"
+    }
+
+    private static func nonUTF8(_ path: String) -> Problem {
+        Problem(code: "non-utf8-name", message: "cannot pack \(path): its name is not UTF-8 (\u{FFFD} stands for the bytes that are not), "
+            + "and only UTF-8 names can be packed; rename it (convmv -f latin1 -t utf8, for example)")
+    }
+}
