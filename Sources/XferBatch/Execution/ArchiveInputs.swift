@@ -41,6 +41,8 @@ enum ArchiveInputs {
         let fixed = Glob.fixedFolder(of: pattern)
         if runFolders.contains(where: { PathText.isWithin(fixed, folder: $0) }) { return [] }
         let glob = Glob(pattern)
+        var info = stat()
+        if stat(fixed, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { try checkReadable(fixed) }
         guard let walker = FileManager.default.enumerator(atPath: fixed) else { return [] }
         var matches: [String] = []
         while let relative = walker.nextObject() as? String {
@@ -64,11 +66,7 @@ enum ArchiveInputs {
                     walker.skipDescendants()
                     continue
                 }
-                // The walk would pass over it in silence.
-                if access(full, R_OK | X_OK) != 0 {
-                    let code = errno
-                    throw Problem(code: ErrnoName.name(code), message: "cannot read the folder \(full): \(String(cString: strerror(code)))")
-                }
+                try checkReadable(full)
             }
             if info.st_mode & S_IFMT == S_IFREG,
                !full.hasSuffix(".xferpart"), !full.contains(".xferpart/"), glob.matches(full) {
@@ -88,6 +86,13 @@ enum ArchiveInputs {
         let type = info.st_mode & S_IFMT
         guard type != S_IFREG, type != S_IFDIR else { return nil }
         return "\(path) is \(DestinationCheck.kind(info.st_mode)), not a file; only files are packed"
+    }
+
+    /// A folder the walk cannot list, which it would pass over in silence.
+    private static func checkReadable(_ folder: String) throws(Problem) {
+        guard access(folder, R_OK | X_OK) != 0 else { return }
+        let code = errno
+        throw Problem(code: ErrnoName.name(code), message: "cannot read the folder \(folder): \(String(cString: strerror(code)))")
     }
 
     private static func nonUTF8(_ path: String) -> Problem {
