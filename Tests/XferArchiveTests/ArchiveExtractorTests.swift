@@ -138,6 +138,27 @@ struct ArchiveExtractorTests {
         #expect(!FileManager.default.fileExists(atPath: s.staging))
     }
 
+    /// A file whose name is not UTF-8 (Latin-1 `café.txt`) is someone else's too. Its name,
+    /// read as text, named nothing: it was not counted, the folder was swapped, and the old
+    /// tree could not be removed around it.
+    @Test func aFileWhoseNameIsNotUTF8IsForeignAndAFolderHoldingItIsRemovedWhole() throws {
+        let s = try ExtractionScratch()
+        try FileManager.default.createDirectory(atPath: s.target + "/top", withIntermediateDirectories: true)
+        let latin1 = Array((s.target + "/top/caf").utf8CString.dropLast()) + [CChar(bitPattern: 0xE9)] + Array(".txt".utf8CString)
+        let fd = latin1.withUnsafeBufferPointer { open($0.baseAddress!, O_WRONLY | O_CREAT, 0o644) }
+        #expect(fd >= 0)
+        close(fd)
+        #expect {
+            _ = try s.extract(ExtractionScratch.fixture("good.tar.gz"))
+        } throws: { error in
+            guard case .foreignFiles(_, let examples, let count) = error as? ExtractionError else { return false }
+            return examples == ["top/caf\u{FFFD}.txt"] && count == 1
+        }
+        #expect(latin1.withUnsafeBufferPointer { access($0.baseAddress!, F_OK) } == 0, "left as it was")
+        FolderRemoval.remove(s.target)
+        #expect(!FileManager.default.fileExists(atPath: s.target))
+    }
+
     @Test func aFolderHoldingOnlyFilesTheArchiveHasIsReplaced() throws {
         let s = try ExtractionScratch()
         _ = try s.extract(ExtractionScratch.fixture("good.tar.gz"))

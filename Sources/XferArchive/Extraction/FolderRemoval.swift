@@ -25,7 +25,8 @@ public enum FolderRemoval {
             return
         }
         defer { closedir(dir) }
-        for name in FolderEntries.names(in: dir) {
+        for entry in FolderEntries.names(in: dir) {
+            let name = entry.bytes
             var info = stat()
             guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
             if info.st_mode & S_IFMT == S_IFDIR {

@@ -27,17 +27,18 @@ enum ForeignFiles {
             return
         }
         defer { closedir(dir) }
-        for name in FolderEntries.names(in: dir) {
-            let relative = prefix + name
+        for entry in FolderEntries.names(in: dir) {
+            let relative = prefix + entry.text
             var info = stat()
-            guard fstatat(dirfd(dir), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            guard fstatat(dirfd(dir), entry.bytes, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
             if info.st_mode & S_IFMT == S_IFDIR {
-                let child = openat(dirfd(dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                let child = openat(dirfd(dir), entry.bytes, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 if child >= 0 { walk(child, prefix: relative + "/", staging: staging, limit: limit, into: &found) }
                 continue
             }
+            // A name that is not UTF-8 is never one an extraction wrote (its names are text).
             var there = stat()
-            if lstat(staging + "/" + relative, &there) != 0 {
+            if !entry.isUTF8 || lstat(staging + "/" + relative, &there) != 0 {
                 found.count += 1
                 if found.examples.count < limit { found.examples.append(relative) }
             }
