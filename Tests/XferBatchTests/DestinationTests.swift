@@ -203,6 +203,33 @@ struct DestinationTests {
         #expect(JobRunner.sourceProblem("/nowhere/app.log")?.message == "the upload source /nowhere/app.log is missing or unreadable")
     }
 
+    /// libcurl opens a `file:` URL's path on the engine's thread: a named pipe nobody writes
+    /// blocked every transfer of the run, and Ctrl-C, forever; `/dev/zero` never ends. A
+    /// pipe, a device or a folder fails its job before anything starts; the others go on.
+    @Test func aFileURLNamingAPipeADeviceOrAFolderFailsItsJobAndPlanSaysSo() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let pipe = t.folder.path + "/pipe"
+        #expect(mkfifo(pipe, 0o600) == 0)
+        try FileManager.default.createDirectory(atPath: t.folder.path + "/folder", withIntermediateDirectories: true)
+        t.transport.script("https://x.org/ok", [.body([1, 2, 3])])
+        _ = FileManager.default.createFile(atPath: t.folder.path + "/report.txt", contents: Data("r".utf8))
+        let plan = try t.plan(jobs: [
+            E.download("p", "file://\(pipe)", to: "p.bin"), E.download("z", "file:///dev/zero", to: "z.bin"),
+            E.download("f", "file://\(t.folder.path)/folder", to: "f.bin"),
+            #"{"id": "u", "upload": {"from": "report.txt", "url": "file://\#(pipe)"}}"#, E.download("ok", "https://x.org/ok", to: "ok.bin"),
+        ].joined(separator: ", "))
+        let reasons = [
+            "\(pipe) (the file: URL) is a named pipe, not a file: opening it may wait forever and reading it may never end; write what it gives to a file first",
+            "/dev/zero (the file: URL) is a character device, not a file: opening it may wait forever and reading it may never end; write what it gives to a file first",
+            "\(t.folder.path)/folder (the file: URL) is a folder; a transfer reads or writes one file",
+        ]
+        #expect(RunForecast(plan: plan, store: InMemoryCheckpointStore()).actions == (reasons + [reasons[0]]).map { .fails(reason: $0) } + [.transfer])
+        let result = await t.run(plan)
+        #expect(["p", "z", "f", "u"].map { result.job($0)?.lifecycle.reason } == (reasons + [reasons[0]]).map { "not-a-file: " + $0 })
+        #expect(result.state("ok") == .succeeded)
+    }
+
     @Test func planSaysWhichJobsWouldFailOnTheirDestination() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -49,6 +49,7 @@ extension JobRunner {
         if !intoFolder, let problem = DestinationCheck.problem(at: d.to, folderHint: DestinationCheck.downloadHint) {
             throw DestinationCheck.failure(problem)
         }
+        if let problem = LocalFileURL.problem(d.url) { throw DestinationCheck.failure(problem) }
         // Whatever this attempt admits is released when it ends: done, its bytes are in
         // the free space figure; failed, they are no longer promised.
         defer { space.release(job.id) }

@@ -22,6 +22,7 @@ extension JobRunner {
         for path in sources {
             if let problem = Self.sourceProblem(path) { throw JobFailure(kind: .local, code: problem.code, message: problem.message) }
         }
+        if let problem = LocalFileURL.problem(u.url) { throw DestinationCheck.failure(problem) }
         // Up to date, as for downloads: the sources' sizes, inodes and modification times
         // as recorded -> nothing is read (a nightly re-run of a 10 GiB backup upload would
         // otherwise read it all to say so); otherwise their SHA-256 decides, so a source

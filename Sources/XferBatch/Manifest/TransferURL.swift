@@ -217,6 +217,13 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         return path.split(separator: UInt8(ascii: "/")).last.map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The local path a `file:` URL names, percent-decoded; nil for other schemes.
+    public var localPath: String? {
+        guard scheme == "file" else { return nil }
+        let path = string.utf8.dropFirst(pathOffset).prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        return PercentEncoding.decode(String(decoding: path, as: UTF8.self))
+    }
+
     /// True when the path ends with `/`: the URL names a folder, not a file.
     public var namesFolder: Bool {
         guard scheme != "data" else { return false }

@@ -3,7 +3,8 @@ import Foundation
 extension RunForecast {
     /// The files a transfer's settings name that a run could not read: the CA bundle and
     /// client certificate and key of an https or ftps URL (`tls.*`), the known_hosts file and private key of an sftp
-    /// one. The transfer would fail on them before sending anything, so `plan` says so.
+    /// one; and what a `file:` URL names that is no file (`LocalFileURL`). The transfer
+    /// would fail on them before sending anything, so `plan` says so.
     /// A file another job of the plan writes (a CA bundle downloaded first) is not judged.
     struct TransferFiles {
         let plan: Plan
@@ -15,6 +16,7 @@ extension RunForecast {
 
         /// Why `t` cannot be used for `url`, or nil.
         mutating func problem(_ url: TransferURL, _ t: EffectiveTransfer) -> String? {
+            if let problem = LocalFileURL.problem(url) { return problem }
             var named: [(file: String, setting: String)] = []
             if url.scheme == "https" || url.scheme == "ftps" || (url.scheme == "ftp" && t.explicitFTPS) {
                 if let ca = t.caFile { named.append((ca, "tls.caFile")) }
