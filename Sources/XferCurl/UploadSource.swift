@@ -53,7 +53,10 @@ final class UploadSource {
     /// Opens the file at `position`; false with `failure` set when it cannot, or when it is
     /// no longer the file whose size was announced.
     private func openFile() -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Without waiting (`O_NONBLOCK`, which reads of a file ignore): this runs on the
+        // engine's thread, and a named pipe put in the file's place would be waited on
+        // there, stopping every transfer; opened at once, it fails the inode check below.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             failure = EasyTransfer.localError(errno, "cannot open the upload source \(path)")
             return false

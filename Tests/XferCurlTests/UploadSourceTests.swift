@@ -58,4 +58,24 @@ struct UploadSourceTests {
         #expect(source.failure?.code == TransferError.sourceChanged)
         #expect(source.failure?.message.contains("was replaced by another file") == true)
     }
+
+    /// Opened on the engine's thread: a named pipe put in the file's place was waited on
+    /// there, stopping every transfer. Opened without waiting, it is just another file.
+    @Test(.timeLimit(.minutes(1))) func aFileReplacedByANamedPipeFailsAsChangedWithoutWaiting() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/f.txt"
+        try "first\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let source = try UploadSource(path: path)
+        #expect(mkfifo(dir + "/pipe", 0o600) == 0)
+        #expect(rename(dir + "/pipe", path) == 0)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let reader = source  // read on that thread only, until `done`
+        Thread {
+            _ = Self.readAll(reader)
+            done.signal()
+        }.start()
+        #expect(done.wait(timeout: .now() + 30) == .success, "the read returned")
+        #expect(source.failure?.code == TransferError.sourceChanged)
+    }
 }
