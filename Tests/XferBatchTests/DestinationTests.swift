@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import XferBatch
 import XferFixtures
@@ -228,6 +229,26 @@ struct DestinationTests {
         let result = await t.run(plan)
         #expect(["p", "z", "f", "u"].map { result.job($0)?.lifecycle.reason } == (reasons + [reasons[0]]).map { "not-a-file: " + $0 })
         #expect(result.state("ok") == .succeeded)
+    }
+
+    /// A named pipe at a download's destination, with the manifest's `sha256`: the run hashed
+    /// it to see whether it was the download already, and waited in `open` forever, on the
+    /// engine's thread, before any transfer began. It is now no file to hash; the job then
+    /// fails on its destination (`plan` said so already). (On a thread with a time limit,
+    /// so that a wait fails this test instead of holding up the suite.)
+    @Test func aNamedPipeIsNotWaitedOnForItsSHA256() throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let pipe = t.folder.path + "/h.bin"
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let outcome = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            do { _ = try FileDigest.sha256(ofFileAt: pipe) } catch { outcome.withLock { $0 = "\(error)" } }
+            done.signal()
+        }.start()
+        #expect(done.wait(timeout: .now() + 30) == .success, "the hash returned")
+        #expect(outcome.withLock { $0 } == "not-a-file: \(pipe) is a named pipe, not a file: it has no SHA-256 to check")
     }
 
     @Test func planSaysWhichJobsWouldFailOnTheirDestination() async throws {

@@ -24,12 +24,19 @@ public enum FileDigest {
 
     /// The same, stopping between blocks once `cancellation` is set (a job given up while
     /// it hashes a large file does not wait for the rest of it).
+    /// Only a regular file is read, and it is opened without waiting: a named pipe in the
+    /// file's place (at a download's destination) was waited on forever, on the engine's
+    /// thread, where it stopped every transfer before the run had started one.
     static func sha256(ofFileAt path: String, cancellation: BlockingWork.Cancellation?) throws -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             throw JobFailure(kind: .local, code: "ENOENT", message: "cannot read \(path) to check its SHA-256")
         }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw DestinationCheck.failure("\(path) is \(DestinationCheck.kind(info.st_mode)), not a file: it has no SHA-256 to check")
+        }
         var hasher = SHA256()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
         defer { buffer.deallocate() }
