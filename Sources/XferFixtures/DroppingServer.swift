@@ -9,21 +9,9 @@ public final class DroppingServer: Sendable {
     private let listener: Int32
 
     public init(reset: Bool) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard ok, listen(fd, 16) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
+        let (fd, port) = try LoopbackPort.listening()
         listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {

@@ -23,6 +23,17 @@ public enum LoopbackPort {
         deinit { close(socket) }
     }
 
+    /// A TCP socket listening on an ephemeral port on 127.0.0.1, and the port: for a test's
+    /// own small server (one that misbehaves in ways no HTTP server would).
+    public static func listening(backlog: Int32 = 16) throws -> (socket: Int32, port: Int) {
+        let (fd, port) = try bound()
+        guard listen(fd, backlog) == 0 else {
+            close(fd)
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        return (fd, port)
+    }
+
     /// A TCP socket bound to an ephemeral port on 127.0.0.1, and the port.
     private static func bound() throws -> (Int32, Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

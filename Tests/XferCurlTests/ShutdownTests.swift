@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import XferCurl
+import XferFixtures
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,16 +35,8 @@ private final class OneResponseServer: Sendable {
     let connection = Mutex<Int32?>(nil)
 
     init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
-        }
-        guard listener >= 0, bound, listen(listener, 1) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let (listener, port) = try LoopbackPort.listening(backlog: 1)
+        self.port = port
         Thread.detachNewThread { [self] in
             defer { close(listener) }
             let fd = accept(listener, nil, nil)
