@@ -11,13 +11,7 @@ import XferCurl
 /// the file system holds in bytes that are not UTF-8 (`caf\xE9.txt` from a Latin-1
 /// system), which Foundation hands over with U+FFFD in their place, a path nothing can open.
 enum ArchiveInputs {
-    /// Why the files of an input cannot all be packed.
-    struct Problem: Error, Equatable {
-        var code: String
-        var message: String
-    }
-
-    static func files(of input: String, excluding own: String?, skipping runFolders: [String]) throws(Problem) -> [String] {
+    static func files(of input: String, excluding own: String?, skipping runFolders: [String]) throws(JobFailure) -> [String] {
         if Glob.isPattern(input) { return try expand(input, skipping: runFolders).filter { $0 != own } }
         var info = stat()
         if stat(input, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return try expand(input + "/**", skipping: runFolders).filter { $0 != own } }
@@ -26,7 +20,7 @@ enum ArchiveInputs {
 
     /// What a run would meet walking `input`, for `plan`: nil when every file can be packed
     /// (or the input is a job's output, or a single path).
-    static func problem(walking input: JobInput, own: String, skipping runFolders: [String]) -> Problem? {
+    static func problem(walking input: JobInput, own: String, skipping runFolders: [String]) -> JobFailure? {
         guard case .path(let pattern) = input else { return nil }
         do {
             _ = try files(of: pattern, excluding: own, skipping: runFolders)
@@ -37,7 +31,7 @@ enum ArchiveInputs {
     }
 
     /// Files under the pattern's fixed leading folder that match it, outside `runFolders`.
-    static func expand(_ pattern: String, skipping runFolders: [String]) throws(Problem) -> [String] {
+    static func expand(_ pattern: String, skipping runFolders: [String]) throws(JobFailure) -> [String] {
         let fixed = Glob.fixedFolder(of: pattern)
         if runFolders.contains(where: { PathText.isWithin(fixed, folder: $0) }) { return [] }
         let glob = Glob(pattern)
@@ -89,14 +83,14 @@ enum ArchiveInputs {
     }
 
     /// A folder the walk cannot list, which it would pass over in silence.
-    private static func checkReadable(_ folder: String) throws(Problem) {
+    private static func checkReadable(_ folder: String) throws(JobFailure) {
         guard access(folder, R_OK | X_OK) != 0 else { return }
         let code = errno
-        throw Problem(code: ErrnoName.name(code), message: "cannot read the folder \(folder): \(String(cString: strerror(code)))")
+        throw JobFailure(kind: .local, code: ErrnoName.name(code), message: "cannot read the folder \(folder): \(String(cString: strerror(code)))")
     }
 
-    private static func nonUTF8(_ path: String) -> Problem {
-        Problem(code: "non-utf8-name", message: "cannot pack \(path): its name is not UTF-8 (\u{FFFD} stands for the bytes that are not), "
+    private static func nonUTF8(_ path: String) -> JobFailure {
+        JobFailure(kind: .permanent, code: "non-utf8-name", message: "cannot pack \(path): its name is not UTF-8 (\u{FFFD} stands for the bytes that are not), "
             + "and only UTF-8 names can be packed; rename it (convmv -f latin1 -t utf8, for example)")
     }
 }

@@ -80,12 +80,7 @@ struct ArchiveRunner {
                 files.append(path)
             case .path(let pattern):
                 if let problem = ArchiveInputs.unpackable(input) { throw DestinationCheck.failure(problem) }
-                let matches: [String]
-                do {
-                    matches = try ArchiveInputs.files(of: pattern, excluding: own, skipping: runFolders)
-                } catch {
-                    throw JobFailure(kind: error.code == "non-utf8-name" ? .permanent : .local, code: error.code, message: error.message)
-                }
+                let matches = try ArchiveInputs.files(of: pattern, excluding: own, skipping: runFolders)
                 if matches.isEmpty {
                     throw JobFailure(kind: .permanent, code: "missing-input",
                                      message: Glob.isPattern(pattern) ? "nothing matches \(pattern)" : "the folder \(pattern) holds no files")
