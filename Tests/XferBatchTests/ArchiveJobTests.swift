@@ -61,6 +61,20 @@ struct ArchiveJobTests {
                 "\(failure.message)")
     }
 
+    /// A tarball cut short (a server that closed early without announcing a length) is
+    /// done and up to date on every later run: the failure says how to fetch it again.
+    @Test func aDamagedArchiveSaysHowToFetchItAgain() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let whole = try Self.fixture("good.tar.gz")
+        t.transport.script("https://x.org/a.tgz", [.body(Array(whole.prefix(whole.count / 2)))])
+        let result = await t.run(try t.plan(jobs: Self.extractJobs))
+        let failure = try #require(result.job("unpack")?.lifecycle.attempts.first?.failure)
+        #expect(failure.code == "archive-unreadable")
+        #expect(failure.message.hasSuffix("; if job \"zip\" left a damaged file, `xferbatch reset MANIFEST zip` makes the next run "
+                                          + "fetch or build it again (a sha256 in the manifest catches a damaged download)"), "\(failure.message)")
+    }
+
     /// A file that should be an archive but holds text is described by its content.
     @Test func whatAFileHoldsInsteadOfAnArchiveIsToldFromItsContent() {
         func describe(_ text: String) -> String? { ContentSniff.describe(Array(text.utf8)) }

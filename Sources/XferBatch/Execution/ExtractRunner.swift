@@ -37,7 +37,7 @@ struct ExtractRunner {
                 return !cancellation.isCancelled
             }
         } catch {
-            throw Self.failure(error, archive: archive)
+            throw Self.failure(error, archive: archive, source: sourceID)
         }
         var attempt = AttemptResult(bytes: result.bytesOut, destination: spec.to, sha256: nil, httpStatus: nil)
         attempt.archive = ArchiveStats(entries: result.entries, bytesIn: result.bytesIn, bytesOut: result.bytesOut)
@@ -47,15 +47,18 @@ struct ExtractRunner {
 
     /// Unsafe or over-limit archives and unreadable ones fail for good (the same file
     /// would fail again); local I/O errors are local. An unreadable archive that holds
-    /// text says what (a login page served instead of the artifact, see `ContentSniff`).
-    static func failure(_ error: ExtractionError, archive: String) -> JobFailure {
+    /// text says what (a login page served instead of the artifact, see `ContentSniff`);
+    /// one that is damaged (cut short: a server that closed early without announcing a
+    /// length) says how to be rid of it, since `source`, done, is up to date on every run.
+    static func failure(_ error: ExtractionError, archive: String, source: String) -> JobFailure {
         switch error {
         case .unsafeEntry: JobFailure(kind: .permanent, code: "unsafe-archive", message: error.description)
         case .tooManyEntries, .tooManyBytes: JobFailure(kind: .permanent, code: "archive-limit", message: error.description)
         case .unreadable:
             JobFailure(kind: .permanent, code: "archive-unreadable", message: error.description + (ContentSniff.describe(fileAt: archive).map {
                 "; the file holds \($0), not an archive: was it downloaded with the right URL and credentials?"
-            } ?? ""))
+            } ?? "; if job \"\(source)\" left a damaged file, `xferbatch reset MANIFEST \(source)` makes the next run fetch or build it again "
+                + "(a sha256 in the manifest catches a damaged download)"))
         case .cancelled: JobFailure(kind: .cancelled, code: "cancelled", message: "cancelled")
         case .io(_, let code, _): JobFailure(kind: .local, code: ErrnoName.name(code), message: error.description)
         case .foreignFiles: JobFailure(kind: .permanent, code: "foreign-files", message: error.description)
