@@ -67,15 +67,26 @@ struct CommandRunner {
     /// root (CI), a copy of the binary in `directory` as `nobody`, through `setpriv`; as
     /// anyone else, the binary as it is. (Root reads every folder, so a test of a folder
     /// that cannot be read needs another user.)
+    ///
+    /// A copy just written can be refused for a moment with "Text file busy" (`ETXTBSY`):
+    /// a program another test starts at that instant inherits the copy's open write end
+    /// until it has started. That refusal is tried again, a bounded number of times.
     static func runUnprivileged(_ args: [String], in directory: URL) async throws -> Result {
         guard getuid() == 0 else { return try await run(args, in: directory) }
         let copy = directory.appendingPathComponent("xferbatch-copy")
         if !FileManager.default.fileExists(atPath: copy.path) { try FileManager.default.copyItem(at: binary, to: copy) }
         let environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "COLUMNS": "100", "HOME": directory.path]
-        return try await detached {
-            try launch(URL(fileURLWithPath: "/usr/bin/setpriv"), ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path] + args,
-                       environment: environment, in: directory)
-        }
+        var result: Result
+        var tries = 0
+        repeat {
+            if tries > 0 { try await Task.sleep(for: .milliseconds(50)) }
+            tries += 1
+            result = try await detached {
+                try launch(URL(fileURLWithPath: "/usr/bin/setpriv"), ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path] + args,
+                           environment: environment, in: directory)
+            }
+        } while result.status == 126 && result.stderr.contains("Text file busy") && tries < 20
+        return result
     }
 
     static func runTool(_ path: String, _ args: [String]) async throws -> Result {
