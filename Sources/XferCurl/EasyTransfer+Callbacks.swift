@@ -41,7 +41,8 @@ extension EasyTransfer {
         } else {
             transfer.progress.update(done: Int64(downloaded), expected: downloadTotal > 0 ? Int64(downloadTotal) : nil)
         }
-        return transfer.checkStall(moved: Int64(downloaded) + Int64(uploaded)) ? 1 : 0
+        // A failure recorded outside a callback (see `BandwidthPools`) ends the transfer here.
+        return transfer.localFailure != nil || transfer.checkStall(moved: Int64(downloaded) + Int64(uploaded)) ? 1 : 0
     }
 
     /// True (abort) when no byte has moved for the stall timeout.

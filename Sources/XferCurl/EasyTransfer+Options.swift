@@ -34,10 +34,8 @@ extension EasyTransfer {
         // Timeouts. Stalls are watched in the progress callback (see `checkStall`).
         if let t = r.options.connectTimeout { try set(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(t)) }
         if let t = r.options.totalTimeout { try set(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(t)) }
-        if let rate = r.options.maxBytesPerSecond {
-            try set(easy, CURLOPT_MAX_RECV_SPEED_LARGE, offset: rate)
-            try set(easy, CURLOPT_MAX_SEND_SPEED_LARGE, offset: rate)
-        }
+        // A shared cap is split by the engine once the transfer is added (`limitRate`).
+        if let bandwidth = r.options.bandwidth { try limitRate(to: bandwidth.bytesPerSecond) }
 
         // TLS and proxy.
         if let ca = r.options.caFile { try set(easy, CURLOPT_CAINFO, ca) }
@@ -73,7 +71,7 @@ extension EasyTransfer {
         // reads the socket up to 100 times while data is waiting, so from a fast server a
         // 512 KiB buffer took 50 MB at once: a 50 MB download limited to 10 MB/s finished
         // in 0.49 s. With libcurl's default 16 KiB (curl's tool keeps it), 4.8 s.
-        let limited = r.options.maxBytesPerSecond != nil
+        let limited = r.options.bandwidth != nil
         try set(easy, CURLOPT_BUFFERSIZE, limited ? Self.rateLimitedBufferSize : Self.receiveBufferSize)
         try set(easy, CURLOPT_NOPROGRESS, 0)
         try check(xb_easy_setopt_xferinfo_function(easy, EasyTransfer.progressCallback), "CURLOPT_XFERINFOFUNCTION")
@@ -201,6 +199,14 @@ extension EasyTransfer {
         } else {
             try set(easy, CURLOPT_RESUME_FROM_LARGE, offset: from)
         }
+    }
+
+    /// Holds the transfer to `rate` bytes per second in each direction. libcurl reads the
+    /// setting as it paces, so a new share takes effect in the middle of a transfer.
+    func limitRate(to rate: Int64) throws(TransferError) {
+        guard let easy = handle else { return }
+        try set(easy, CURLOPT_MAX_RECV_SPEED_LARGE, offset: rate)
+        try set(easy, CURLOPT_MAX_SEND_SPEED_LARGE, offset: rate)
     }
 
     // MARK: setopt with every result checked

@@ -17,9 +17,9 @@ import Synchronization
 /// The loop thread is also a `TaskExecutor` (`TransferEngine+TaskExecutor.swift`): tasks
 /// that prefer it run between libcurl calls, as curl's own tool does its bookkeeping.
 public final class TransferEngine: Transport, @unchecked Sendable {
-    // @unchecked: `multi` is used only on the loop thread, except `curl_multi_wakeup`,
-    // which libcurl documents as callable from any thread. Everything else is a Mutex or
-    // an Atomic.
+    // @unchecked: `multi` and `pools` are used only on the loop thread, except
+    // `curl_multi_wakeup`, which libcurl documents as callable from any thread. Everything
+    // else is a Mutex or an Atomic.
 
     enum Command {
         case add(EasyTransfer)
@@ -45,6 +45,8 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     /// Whether the loop has ended and freed the multi handle, and who waits for that.
     private let ended = Mutex(LoopEnd())
     private let logger: Logger
+    /// Transfers under each shared bandwidth cap; touched by the loop thread only.
+    private var pools = BandwidthPools()
 
     struct LoopEnd {
         var done = false
@@ -230,6 +232,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             return
         }
         active[transfer.id] = transfer
+        pools.join(transfer)
         logger.trace("transfer started", metadata: ["transfer.id": "\(transfer.id)"])
     }
 
@@ -272,6 +275,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     /// Removes the handle from the multi handle, frees it, then resumes the awaiting task.
     private func finish(_ transfer: EasyTransfer, with result: Result<TransferOutcome, TransferError>) {
         if let handle = transfer.handle { curl_multi_remove_handle(multi, handle) }
+        pools.leave(transfer)
         transfer.close()
         switch result {
         case .success(let outcome):

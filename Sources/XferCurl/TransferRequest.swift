@@ -128,8 +128,9 @@ public struct TransferRequest: Sendable {
         /// Turns TLS verification off (callers warn about it).
         public var insecure: Bool
         public var proxy: String?
-        /// Bytes per second in each direction; nil: unlimited.
-        public var maxBytesPerSecond: Int64?
+        /// The cap this transfer shares with every other transfer naming the same one
+        /// (see `SharedBandwidth`); nil: unlimited.
+        public var bandwidth: SharedBandwidth?
         /// SFTP: the known_hosts file; nil: `~/.ssh/known_hosts`.
         public var sshKnownHosts: String?
         /// SFTP: the private key; nil: ssh's default keys (`SSHDefaults.privateKey`).
@@ -154,7 +155,7 @@ public struct TransferRequest: Sendable {
 
         public init(connectTimeout: Duration? = nil, totalTimeout: Duration? = nil, stallTimeout: Duration? = nil,
                     maxRedirects: Int = Options.defaultMaxRedirects, allowInsecureRedirects: Bool = false,
-                    caFile: String? = nil, insecure: Bool = false, proxy: String? = nil, maxBytesPerSecond: Int64? = nil,
+                    caFile: String? = nil, insecure: Bool = false, proxy: String? = nil, bandwidth: SharedBandwidth? = nil,
                     sshKnownHosts: String? = nil, sshPrivateKey: String? = nil, createMissingDirectories: Bool = false,
                     userAgent: String = "xferbatch", maxCapturedBody: Int = Options.defaultMaxCapturedBody) {
             self.connectTimeout = connectTimeout
@@ -165,7 +166,7 @@ public struct TransferRequest: Sendable {
             self.caFile = caFile
             self.insecure = insecure
             self.proxy = proxy
-            self.maxBytesPerSecond = maxBytesPerSecond
+            self.bandwidth = bandwidth
             self.sshKnownHosts = sshKnownHosts
             self.sshPrivateKey = sshPrivateKey
             self.createMissingDirectories = createMissingDirectories

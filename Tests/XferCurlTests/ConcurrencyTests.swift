@@ -114,6 +114,35 @@ struct ConcurrencyTests {
         }
     }
 
+    /// Two transfers under one cap get half each; when one ends the other gets it all
+    /// (a share fixed over the run's slots held a lone large file to a fraction of the cap).
+    @Test func theTransfersUnderOneCapShareItAndALoneOneGetsItAll() async throws {
+        try await EngineTesting.with { t in
+            let cap = SharedBandwidth(bytesPerSecond: 200_000)
+            for name in ["a", "b"] {
+                t.server.addFile(name, EngineTesting.bytes(1_000_000))
+                t.server.script("/files/\(name)", [.drip(bytesPerSecond: 20_000)])  // 50 s: both run until cancelled
+            }
+            func start(_ name: String) -> Task<TransferOutcome, any Error> {
+                Task { try await t.engine.perform(TransferRequest(url: t.url("/files/\(name)"), options: .init(bandwidth: cap)), progress: TransferProgress()) }
+            }
+            func waitFor(running: Int) async throws {
+                for _ in 0..<500 where cap.current.running != running { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            let a = start("a"), b = start("b")
+            try await waitFor(running: 2)
+            #expect(cap.current == .init(running: 2, share: 100_000))
+            b.cancel()
+            try await waitFor(running: 1)
+            #expect(cap.current == .init(running: 1, share: 200_000))
+            a.cancel()
+            try await waitFor(running: 0)
+            #expect(cap.current == .init(running: 0, share: 0))
+            #expect((await a.result.failure as? TransferError)?.kind == .cancelled)
+            #expect((await b.result.failure as? TransferError)?.kind == .cancelled)
+        }
+    }
+
     @Test func aTaskCancelledBeforeItsTransferStartsNeverRuns() async throws {
         try await EngineTesting.with { t in
             t.server.addFile("never", [1])

@@ -43,7 +43,7 @@ struct RealServerTests {
         try await withEngine { engine, scratch in
             let file = scratch.appendingPathComponent("limited.bin").path
             let started = ContinuousClock.now
-            _ = try await download(engine, "http://127.0.0.1:\(nginx.port)/limited.bin", to: file) { $0.options.maxBytesPerSecond = 10_000_000 }
+            _ = try await download(engine, "http://127.0.0.1:\(nginx.port)/limited.bin", to: file) { $0.options.bandwidth = SharedBandwidth(bytesPerSecond: 10_000_000) }
             let elapsed = ContinuousClock.now - started
             #expect(read(file) == content)
             #expect(elapsed >= .seconds(1), "20 MB at 10 MB/s took \(elapsed)")

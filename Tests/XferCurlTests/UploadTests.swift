@@ -111,7 +111,7 @@ struct UploadTests {
                                           method: multipart ? .post : .put,
                                           body: multipart ? .multipart(fields: [], files: [.init(field: "f", path: path)])
                                                           : .file(path: path, contentType: nil))
-            request.options.maxBytesPerSecond = 400_000  // 5 s for the whole file
+            request.options.bandwidth = SharedBandwidth(bytesPerSecond: 400_000)  // 5 s for the whole file
             request.options.stallTimeout = .seconds(3)
             let progress = TransferProgress()
             let engine = t.engine

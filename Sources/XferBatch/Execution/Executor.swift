@@ -78,7 +78,7 @@ public final class Executor: Sendable {
         let startedAt = clock.now()
         var runner = JobRunner(transport: transport, secrets: SecretResolver(environment: environment), claims: PathClaims(plan: plan),
                                outputs: RunOutputs(), outputDirectory: plan.outputDirectory,
-                               bandwidthPerTransfer: Self.bandwidthPerTransfer(plan), checkpoints: options.checkpoints,
+                               bandwidth: plan.limits.bandwidth.map(SharedBandwidth.init), checkpoints: options.checkpoints,
                                forceUploads: options.force)
         runner.durableInterval = options.durableInterval
         runner.runFolders = plan.runFolders
@@ -189,14 +189,6 @@ public final class Executor: Sendable {
         case .cancelled(let j):
             events.handle(.jobCancelled(id: plan.jobs[j].id))
         }
-    }
-
-    /// The aggregate cap split evenly over the slots transfers can use at once. Simple
-    /// and never above the cap; it under-uses the cap while fewer transfers run.
-    static func bandwidthPerTransfer(_ plan: Plan) -> Int64? {
-        guard let total = plan.limits.bandwidth else { return nil }
-        let transfers = plan.jobs.count - plan.count(.archive) - plan.count(.extract)
-        return max(1, total / Int64(max(1, min(plan.limits.concurrency, transfers))))
     }
 
     /// Paths relative to the manifest's folder when inside it, for shorter log lines.

@@ -20,9 +20,8 @@ struct JobRunner: Sendable {
     /// Each download's last wrong SHA-256, shared by its attempts (see `ChecksumMismatches`).
     let mismatches = ChecksumMismatches()
     let outputDirectory: String
-    /// Bytes per second each transfer may use: `limits.bandwidth` split evenly over the
-    /// transfer slots (nil: unlimited). See `Limits.bandwidth`.
-    let bandwidthPerTransfer: Int64?
+    /// `limits.bandwidth`, shared by every transfer of the run (nil: unlimited).
+    let bandwidth: SharedBandwidth?
     /// Where progress is recorded between runs; nil keeps no state.
     let checkpoints: (any CheckpointStore)?
     /// Send uploads again even when their source is unchanged.
@@ -75,7 +74,7 @@ struct JobRunner: Sendable {
                                               userAgent: userAgent)
         options.maxRedirects = TransferRequest.Options.defaultMaxRedirects
         options.allowInsecureRedirects = t.allowHttpRedirects
-        options.maxBytesPerSecond = bandwidthPerTransfer
+        options.bandwidth = bandwidth
         options.requireFTPTLS = t.explicitFTPS
         if let name = t.passphraseEnv { options.sshKeyPassphrase = try secrets.value(name) }
         options.clientCertificate = t.clientCert

@@ -7,9 +7,9 @@ public struct Limits: Sendable, Equatable {
 
     public var concurrency: Int
     public var perHost: Int
-    /// Aggregate bandwidth cap in bytes per second; nil means unlimited. v1 enforces it by
-    /// giving each transfer an equal share (cap / concurrency slots), so the sum never
-    /// exceeds it; a lone transfer then uses only its share.
+    /// Aggregate bandwidth cap in bytes per second, in each direction; nil means unlimited.
+    /// Split evenly over the transfers running at each moment (see `SharedBandwidth`), so
+    /// the sum never exceeds it and a transfer left alone may use all of it.
     public var bandwidth: Int64?
 
     public init(concurrency: Int = Limits.defaultConcurrency, perHost: Int = Limits.defaultPerHost, bandwidth: Int64? = nil) {
