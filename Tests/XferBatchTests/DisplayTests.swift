@@ -100,6 +100,32 @@ struct DisplayTests {
         #expect([TerminalDisplay.eta(seconds: 45), TerminalDisplay.eta(seconds: 725), TerminalDisplay.eta(seconds: 4094)] == ["45s", "12m05s", "1h08m"])
     }
 
+    /// Data that arrives in bursts (2 MiB each second, as from libcurl's rate limiter) is
+    /// shown at its steady speed: an average of each redraw's instant speed swung from an
+    /// eighth of it to three times it (0.25 to 6.2 MiB/s), and the time left with it.
+    @Test func aSpeedThatComesInBurstsIsShownSteady() throws {
+        let screen = Screen()
+        let clock = VirtualClock()
+        let board = ProgressBoard()
+        let progress = TransferProgress()
+        board.register("bursty", progress, at: .zero)
+        let display = TerminalDisplay(board: board, clock: clock, width: { 100 }, color: false, write: screen.write)
+        display.handle(.runStarted(jobs: 1, name: nil))
+        var shown: [Double] = []
+        for tick in 0...80 {  // 8 s of redraws, ten a second
+            if tick % 10 == 0 { progress.update(done: Int64(tick / 10) * (2 << 20), expected: 64 << 20) }
+            screen.text.withLock { $0 = "" }
+            display.redraw()
+            clock.advance(by: .milliseconds(100))
+            guard tick >= 30 else { continue }  // once the speed covers its whole window
+            let line = try #require(screen.text.withLock { $0 }.split(separator: "\n").first { $0.contains("bursty") })
+            let speed = try #require(line.firstMatch(of: /([0-9.]+) (B|KiB|MiB)\/s/)?.output)
+            let perMiB: Double = speed.2 == "MiB" ? 1 : speed.2 == "KiB" ? 1024 : 1_048_576
+            shown.append(try #require(Double(String(speed.1))) / perMiB)
+        }
+        #expect(shown.allSatisfy { (1.8...2.2).contains($0) }, "MiB/s: \(shown)")
+    }
+
     @Test func finishingErasesTheBlockSoOnlyEventsAndTheSummaryRemain() {
         let screen = Screen()
         let display = TerminalDisplay(board: board(doneBytes: 10, of: 100), clock: ContinuousExecutionClock(), width: { 60 },

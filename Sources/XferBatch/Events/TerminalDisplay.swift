@@ -2,10 +2,11 @@ import Synchronization
 
 /// The live display for a terminal: event lines scroll above a block that is redrawn
 /// (at most ten times a second, by `redraw()`, from polled counters) with one line per
-/// active transfer and an overall line.
+/// active transfer and an overall line. Speeds and times left are over the last few
+/// seconds (`TransferRate`).
 ///
 ///     dataset  [##########----------]  2.0 MiB/4.0 MiB  12.5 MiB/s  ETA 1s
-///     3/6 jobs done, 0 failed · 2.1 MiB · 12.4 MiB/s · ETA 1s
+///     3/6 jobs done, 0 failed · 2.1 MiB · 12.4 MiB/s
 ///
 /// Honours the terminal width, read again at each redraw: a block drawn for a wider
 /// terminal than the one left after a resize wraps, and the next redraw's cursor-up no
@@ -16,9 +17,9 @@ public final class TerminalDisplay: EventSink {
     private struct State {
         var linesDrawn = 0
         var tally = RunTally()
-        var samples: [String: (bytes: Int64, at: Duration, rate: Double)] = [:]
-        var overallRate: Double = 0
-        var lastOverall: (bytes: Int64, at: Duration)?
+        /// The speed of each transfer shown, by job id (only those still running are kept).
+        var rates: [String: TransferRate] = [:]
+        var overallRate = TransferRate()
     }
 
     private let state = Mutex(State())
@@ -60,18 +61,17 @@ public final class TerminalDisplay: EventSink {
             guard s.tally.total > 0 else { return }
             var lines: [String] = []
             let room = 8
-            for entry in active.prefix(room) {
+            let shown = active.prefix(room)
+            if s.rates.count > shown.count { s.rates = s.rates.filter { id, _ in shown.contains { $0.id == id } } }
+            for entry in shown {
                 lines.append(line(for: entry, now: now, width: width, state: &s))
             }
             if active.count > room { lines.append("… and \(active.count - room) more") }
             let inFlight = active.reduce(Int64(0)) { $0 + $1.bytesDone }
             let moved = s.tally.bytesDone + inFlight
-            if let last = s.lastOverall, now > last.at {
-                let instant = Double(moved - last.bytes) / seconds(now - last.at)
-                s.overallRate = s.overallRate == 0 ? instant : 0.7 * s.overallRate + 0.3 * instant
-            }
-            s.lastOverall = (moved, now)
-            var overall = "\(s.tally.finished)/\(s.tally.total) jobs done, \(s.tally.failed) failed · \(ByteSize.format(moved)) · \(ByteSize.format(Int64(s.overallRate)))/s"
+            s.overallRate.record(moved, at: now)
+            var overall = "\(s.tally.finished)/\(s.tally.total) jobs done, \(s.tally.failed) failed · \(ByteSize.format(moved)) · "
+                + "\(ByteSize.format(Int64(s.overallRate.bytesPerSecond)))/s"
             overall = String(overall.prefix(width - 1))
             lines.append(color ? "\u{1B}[1m\(overall)\u{1B}[0m" : overall)
             var text = erase(s.linesDrawn)
@@ -93,12 +93,8 @@ public final class TerminalDisplay: EventSink {
     static let narrowest = 20
 
     private func line(for entry: ProgressBoard.Entry, now: Duration, width: Int, state s: inout State) -> String {
-        var rate = s.samples[entry.id]?.rate ?? 0
-        if let last = s.samples[entry.id], now > last.at {
-            let instant = Double(entry.bytesDone - last.bytes) / seconds(now - last.at)
-            rate = rate == 0 ? instant : 0.7 * rate + 0.3 * instant
-        }
-        s.samples[entry.id] = (entry.bytesDone, now, rate)
+        s.rates[entry.id, default: TransferRate()].record(entry.bytesDone, at: now)
+        let rate = s.rates[entry.id]?.bytesPerSecond ?? 0
         let name = DisplayWidth.fitted(entry.id, columns: 16)
         var sizes = ByteSize.format(entry.bytesDone)
         var eta = ""
@@ -131,8 +127,6 @@ public final class TerminalDisplay: EventSink {
     private func erase(_ lines: Int) -> String {
         lines == 0 ? "" : "\u{1B}[\(lines)F\u{1B}[J"
     }
-
-    private func seconds(_ d: Duration) -> Double { max(0.001, Double(DurationText.milliseconds(d)) / 1000) }
 }
 
 extension String {
