@@ -44,6 +44,14 @@ public enum ArchiveWriter {
     public static func write(_ entries: [Entry], to path: String, format: ArchiveFileFormat, level: Int?, reproducible: Bool,
                              observe: @escaping (UnsafeRawBufferPointer) -> Void = { _ in },
                              progress: (Int64) -> Bool = { _ in true }) throws(ArchiveError) -> Result {
+        try UTF8Names.with { () throws(ArchiveError) -> Result in
+            try writeInUTF8(entries, to: path, format: format, level: level, reproducible: reproducible, observe: observe, progress: progress)
+        }
+    }
+
+    private static func writeInUTF8(_ entries: [Entry], to path: String, format: ArchiveFileFormat, level: Int?, reproducible: Bool,
+                                    observe: @escaping (UnsafeRawBufferPointer) -> Void,
+                                    progress: (Int64) -> Bool) throws(ArchiveError) -> Result {
         guard let a = archive_write_new() else { throw ArchiveError(code: ArchiveError.fatal, message: "libarchive could not start an archive") }
         // libarchive may still write while it is freed (an unfinished archive is closed
         // then), so the sinks outlive it: all three go in this one deferred block.
@@ -127,6 +135,9 @@ public enum ArchiveWriter {
         guard fstat(fd, &info) == 0 else { throw ArchiveError(code: errno, message: "cannot stat \(entry.sourcePath)") }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw ArchiveError(code: ArchiveError.fatal, message: "\(entry.sourcePath) is not a regular file (a pipe, device or socket); only files are packed")
+        }
+        guard UTF8Names.available || entry.name.utf8.allSatisfy({ $0 < 0x80 }) else {
+            throw ArchiveError(code: ArchiveError.fatal, message: "cannot pack \(entry.name): names outside ASCII need the C.UTF-8 locale, which this system lacks")
         }
         guard let e = archive_entry_new() else { throw ArchiveError(code: -30, message: "libarchive could not create an entry") }
         defer { archive_entry_free(e) }

@@ -231,6 +231,25 @@ struct ArchiveExtractorTests {
         FolderRemoval.remove(s.target)
         #expect(try s.extract(archive).files == 2)
     }
+
+    /// A zip written by Python (or any zip tool) marks UTF-8 names with a flag; read in the
+    /// "C" locale, libarchive could not convert `é` and the entry had no name at all
+    /// ("refused entry \"\": it has an empty name").
+    @Test func aZipsUTF8NamesAreExtractedUnderThem() throws {
+        let s = try ExtractionScratch()
+        let archive = s.root + "/python.zip"
+        let made = ChildProcess.run("/usr/bin/env", ["python3", "-c", """
+            import zipfile, sys
+            with zipfile.ZipFile(sys.argv[1], "w") as z:
+                z.writestr("s1/résumé.txt", "cv")
+                z.writestr("データ/東京.txt", "tokyo")
+            """, archive])
+        try #require(made.status == 0, "python3: \(made.text)")
+        let result = try s.extract(archive, format: .zip)
+        #expect(result.files == 2)
+        #expect(s.contents("s1/résumé.txt") == "cv")
+        #expect(s.contents("データ/東京.txt") == "tokyo")
+    }
 }
 
 @Suite("Archive extraction on a full disk")

@@ -43,6 +43,29 @@ struct ArchiveWriterTests {
         #expect(try list(archive) == "bundle/a.txt\nbundle/big.bin\n")
     }
 
+    /// A Swift program runs in the "C" locale (ASCII) whatever `LANG` says, and libarchive
+    /// converts names through it: a tar of `résumé.txt` killed the run with SIGSEGV, and
+    /// a zip read back had an entry with no name.
+    @Test(arguments: ArchiveFileFormat.allCases)
+    func namesOutsideASCIIArePackedUnderTheirNames(format: ArchiveFileFormat) throws {
+        let s = try Scratch()
+        try Data("cv\n".utf8).write(to: s.folder.appendingPathComponent("cv.txt"))
+        let long = String(repeating: "dossier-é/", count: 20) + "résumé.txt"  // past ustar's 255 bytes: a pax header
+        let archive = s.path("out.\(format.rawValue)")
+        let result = try ArchiveWriter.write([.init(name: "résumé.txt", sourcePath: s.path("cv.txt")),
+                                              .init(name: long, sourcePath: s.path("cv.txt")),
+                                              .init(name: "データ/東京.txt", sourcePath: s.path("cv.txt"))],
+                                             to: archive, format: format, level: nil, reproducible: false)
+        #expect(result.entries == 3)
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/bsdtar") else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("bsdtar missing: install libarchive-tools") }
+            return
+        }
+        let listed = ChildProcess.run("/usr/bin/bsdtar", ["-tf", archive], environment: ["LC_ALL=C.UTF-8"])
+        #expect(listed.status == 0)
+        #expect(listed.text == "résumé.txt\n\(long)\nデータ/東京.txt\n")
+    }
+
     @Test(arguments: ArchiveFileFormat.allCases)
     func reproducibleArchivesOfIdenticalInputsAreByteIdentical(format: ArchiveFileFormat) throws {
         let s = try Scratch()

@@ -27,6 +27,13 @@ public enum ArchiveExtractor {
     /// false to stop (the extraction then throws `.cancelled` and leaves nothing).
     public static func extract(archiveAt archive: String, format: ArchiveFileFormat?, to target: String, staging: String,
                                options: ExtractionOptions, progress: (Int64) -> Bool = { _ in true }) throws(ExtractionError) -> ExtractionResult {
+        try UTF8Names.with { () throws(ExtractionError) -> ExtractionResult in
+            try extractInUTF8(archiveAt: archive, format: format, to: target, staging: staging, options: options, progress: progress)
+        }
+    }
+
+    private static func extractInUTF8(archiveAt archive: String, format: ArchiveFileFormat?, to target: String, staging: String,
+                                      options: ExtractionOptions, progress: (Int64) -> Bool) throws(ExtractionError) -> ExtractionResult {
         FolderRemoval.remove(staging)
         // Created as `mkdir` or `tar -x` would create the folder (0777 less the umask), to
         // learn that mode without touching the process-wide umask (setting it to read it
