@@ -162,6 +162,18 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     // MARK: The loop thread
 
     private func runLoop() {
+        // Host names outside ASCII (bücher.de) are turned into their xn-- form by libidn2,
+        // reading them in the thread's character set: in the "C" locale a Swift program
+        // runs in, ASCII, so libcurl refused such a URL as malformed. This thread is the
+        // engine's own, so it keeps C.UTF-8 (LC_CTYPE only) for its whole life.
+        let utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", nil)
+        let previous = utf8.map { uselocale($0) }
+        defer {
+            if let utf8, let previous {
+                uselocale(previous)
+                freelocale(utf8)
+            }
+        }
         var active: [UInt64: EasyTransfer] = [:]
         var cancelledBeforeStart = Set<UInt64>()
         var running = true

@@ -26,6 +26,19 @@ struct DownloadTests {
         }
     }
 
+    /// A host name outside ASCII goes out in its xn-- form, as curl sends it in a UTF-8
+    /// locale; in the "C" locale every Swift program starts in it was refused as a
+    /// malformed URL. (`*.localhost` names reach 127.0.0.1 without DNS.)
+    @Test func aHostNameOutsideASCIIIsSentInItsASCIIForm() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("idn.txt", Array("ok".utf8))
+            let outcome = try await t.engine.perform(TransferRequest(url: "http://bücher.localhost:\(t.server.port)/files/idn.txt"),
+                                                     progress: TransferProgress())
+            #expect(outcome.body == Array("ok".utf8))
+            #expect(t.server.requests(to: "/files/idn.txt").first?.header("Host") == "xn--bcher-kva.localhost:\(t.server.port)")
+        }
+    }
+
     @Test func eachRunOfBodyBytesIsShownInFileOrderAsItIsWritten() async throws {
         try await EngineTesting.with { t in
             let content = EngineTesting.bytes(700_000)  // several gathered writes
