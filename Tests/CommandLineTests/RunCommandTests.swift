@@ -45,7 +45,8 @@ struct RunCommandTests {
             if !permanent.contains(i) { server.addFile(name, Array("content of \(i)\n".utf8)) }
             if i % 10 == 3 {
                 transient.insert(i)
-                server.script("/files/\(name)", [.status(503), .status(503)])
+                // j13's 429s hold its host for their backoff: a host-held event.
+                server.script("/files/\(name)", i == 13 ? [.status(429), .status(429)] : [.status(503), .status(503)])
             }
             var job = #"{"id": "j\#(i)""#
             if i >= 10, i % 4 == 0 {
@@ -90,6 +91,7 @@ struct RunCommandTests {
         #expect(schema.status == 0, "\(schema.stdout)")
         let events = try await CommandRunner.runTool("python3", ["Tests/Manifests/check_schema.py", "schemas/events.schema.json", "--lines", scratch.path("events.jsonl")])
         #expect(events.status == 0, "\(events.stdout)")
+        #expect(try String(contentsOfFile: scratch.path("events.jsonl"), encoding: .utf8).contains(#""event":"host-held","host":"127.0.0.2:"#))
 
         #expect(a.maxConcurrentRequests <= 4)
         #expect(b.maxConcurrentRequests <= 4)

@@ -90,6 +90,34 @@ struct ExecutorTests {
         #expect(result.job("b")?.lifecycle.reason?.contains("more than maxRetryAfter 5m") == true)
     }
 
+    /// A `Retry-After` (or a 429) asks the client to pause, not one URL: the host's other
+    /// jobs wait it out too, while another host's go on. (They went on asking, and on a
+    /// large mirror each spent its attempts on 429s.)
+    @Test(arguments: [(503, Duration.seconds(7)), (429, nil)])
+    func anAnswerAskingForAPauseHoldsEveryJobOfItsHost(status: Int, retryAfter: Duration?) async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        var pause = TransferError(kind: .transient, code: "HTTP \(status)", message: "slow down", httpStatus: status)
+        pause.retryAfter = retryAfter
+        t.transport.script("https://x.org/a", [.failure(pause), .body([1])])
+        t.transport.script("https://x.org/b", [.body([2])])
+        t.transport.script("https://y.org/c", [.body([3])])
+        let plan = try t.plan(jobs: [E.download("a", "https://x.org/a"), E.download("b", "https://x.org/b"), E.download("c", "https://y.org/c")]
+                                .joined(separator: ","),
+                              limits: #"{"concurrency": 4, "perHost": 1}"#, defaults: #"{"retry": {"initialDelay": "4s"}}"#)
+        let result = await t.run(plan)
+        let wait = retryAfter ?? .seconds(2)  // else a's backoff: half of 4 s (jitter unit 0.5)
+        let aFailedAt = try #require(result.job("a")?.lifecycle.attempts.first?.endedAt)
+        let bStartedAt = try #require(result.job("b")?.lifecycle.attempts.first?.startedAt)
+        let cStartedAt = try #require(result.job("c")?.lifecycle.attempts.first?.startedAt)
+        #expect(bStartedAt >= aFailedAt + wait, "b waited for x.org")
+        #expect(cStartedAt < aFailedAt + wait, "y.org was not held")
+        #expect(["a", "b", "c"].allSatisfy { result.state($0) == .succeeded })
+        #expect(t.events.events.contains { event in
+            if case .hostHeld("x.org", "a", "HTTP \(status)", wait) = event { true } else { false }
+        })
+    }
+
     @Test func attemptsRunOutAndTheJobFails() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -34,6 +34,13 @@ public struct JSONLinesEventSink: EventSink {
                 w.member("errorClass", failure.kind.rawValue)
                 w.key("delay")
                 w.double(Double(DurationText.milliseconds(delay)) / 1000)
+            case .hostHeld(let host, let job, let code, let wait):
+                w.member("event", "host-held")
+                w.member("host", host)
+                w.member("job", job)
+                w.member("error", code)
+                w.key("delay")
+                w.double(Double(DurationText.milliseconds(wait)) / 1000)
             case .jobSucceeded(let id, let bytes, let duration, let destination, let archive):
                 w.member("event", "job-succeeded")
                 w.member("job", id)

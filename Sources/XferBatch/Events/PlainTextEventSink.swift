@@ -25,6 +25,9 @@ public struct PlainTextEventSink: EventSink {
             write("\(stamp) start    \(id) (attempt \(attempt)): \(source) -> \(destination)\n")
         case .jobRetrying(let id, _, let failure, let delay):
             write("\(stamp) retry    \(id) in \(Self.seconds(delay).trimmingLeadingSpaces): \(Self.clean(failure.description))\n")
+        case .hostHeld(let host, let job, let code, let wait):
+            write("\(stamp) hold     \(host) for \(Self.seconds(wait).trimmingLeadingSpaces): its answer to \(job) (\(Self.clean(code))) asked for a pause; "
+                + "no job starts there until then\n")
         case .jobSucceeded(let id, let bytes, let duration, _, let archive):
             let entries = archive.map { ", \($0.entries) entr\($0.entries == 1 ? "y" : "ies") from \(ByteSize.format($0.bytesIn))" } ?? ""
             write("\(stamp) done     \(id) \(ByteSize.format(bytes)) in \(Self.seconds(duration).trimmingLeadingSpaces) (\(Self.rate(bytes, duration))\(entries))\n")

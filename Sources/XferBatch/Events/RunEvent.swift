@@ -8,6 +8,9 @@ public enum RunEvent: Sendable {
     case runStarted(jobs: Int, name: String?, selection: Plan.Selection? = nil)
     case jobStarted(id: String, attempt: Int, source: String, destination: String)
     case jobRetrying(id: String, attempt: Int, failure: JobFailure, delay: Duration)
+    /// `host`'s answer to job `job` (`code`: `HTTP 429`, or one with `Retry-After`) asked
+    /// for a pause: none of its jobs starts for `wait` (see `RunScheduler`).
+    case hostHeld(host: String, job: String, code: String, wait: Duration)
     /// `archive`: what an archive or extract job packed or unpacked.
     case jobSucceeded(id: String, bytes: Int64, duration: Duration, destination: String, archive: ArchiveStats? = nil)
     /// Already done in an earlier run (checkpoint store); nothing was transferred.

@@ -63,6 +63,7 @@ public final class Executor: Sendable {
     private enum Event: Sendable {
         case attemptEnded(Int, Result<AttemptResult, JobFailure>)
         case retryDue(Int)
+        case hostWaitEnded(Int)
     }
 
     /// Runs every job; returns when each has ended (or the run was interrupted).
@@ -103,6 +104,8 @@ public final class Executor: Sendable {
                     carryOut(effects, scheduler, group: &group, runner: runner)
                 case .retryDue(let j):
                     carryOut(scheduler.retryDue(j, at: clock.now()), scheduler, group: &group, runner: runner)
+                case .hostWaitEnded(let h):
+                    carryOut(scheduler.hostWaitEnded(h, at: clock.now()), scheduler, group: &group, runner: runner)
                 }
                 carryOut(scheduler.startReady(at: clock.now()), scheduler, group: &group, runner: runner)
             }
@@ -149,14 +152,22 @@ public final class Executor: Sendable {
                     return .attemptEnded(j, result)
                 }
             case .retry(let j, let delay):
-                let clock = clock
-                group.addTask {
-                    try? await clock.sleep(for: delay)
-                    return .retryDue(j)
-                }
+                wake(after: delay, with: .retryDue(j), group: &group)
+            case .holdHost(let h, let wait):
+                wake(after: wait, with: .hostWaitEnded(h), group: &group)
             case .event(let key):
                 report(key, scheduler)
             }
+        }
+    }
+
+    /// Delivers `event` to the loop after `delay` (at once when the run is interrupted:
+    /// the sleep ends with the group's cancellation).
+    private func wake(after delay: Duration, with event: Event, group: inout TaskGroup<Event>) {
+        let clock = clock
+        group.addTask {
+            try? await clock.sleep(for: delay)
+            return event
         }
     }
 
@@ -181,6 +192,9 @@ public final class Executor: Sendable {
             if let last = lc.attempts.last, let failure = last.failure {
                 events.handle(.jobRetrying(id: plan.jobs[j].id, attempt: last.number, failure: failure, delay: last.delayBeforeNext ?? .zero))
             }
+        case .hostHeld(let j, let wait):
+            let code = scheduler.lifecycles[j].attempts.last?.failure?.code ?? "an answer"
+            events.handle(.hostHeld(host: RunScheduler.hostKey(plan.jobs[j]) ?? "local", job: plan.jobs[j].id, code: code, wait: wait))
         case .failed(let j):
             let lc = scheduler.lifecycles[j]
             events.handle(.jobFailed(id: plan.jobs[j].id, reason: lc.reason ?? "failed", attempts: lc.attempts.count))

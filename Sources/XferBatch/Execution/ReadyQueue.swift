@@ -19,6 +19,9 @@ struct ReadyQueue {
     private let hostless: Int
     private let perHost: Int
     private var running: [Int]
+    /// Hosts whose server asked for a pause (see `RunScheduler.holdHost`): none of their
+    /// jobs starts until `release`.
+    private var held: [Bool]
     /// Per host, the ranks of its ready jobs.
     private var waiting: [MinHeap]
     /// `rank * hostCount + host` of each host's best waiting job, pushed whenever it may
@@ -47,12 +50,13 @@ struct ReadyQueue {
         host = keys.map { key in key.flatMap { numbered[$0] } ?? numbered.count }
         perHost = plan.limits.perHost
         running = [Int](repeating: 0, count: hostless + 1)
+        held = [Bool](repeating: false, count: hostless + 1)
         waiting = [MinHeap](repeating: MinHeap(), count: hostless + 1)
     }
 
     private var hostCount: Int { hostless + 1 }
 
-    private func isFull(_ h: Int) -> Bool { h != hostless && running[h] >= perHost }
+    private func isFull(_ h: Int) -> Bool { h != hostless && (held[h] || running[h] >= perHost) }
 
     /// Job `j` is ready.
     mutating func add(_ j: Int) {
@@ -83,6 +87,21 @@ struct ReadyQueue {
     mutating func ended(_ j: Int) {
         let h = host[j]
         running[h] -= 1
+        if let best = waiting[h].min { candidates.push(best * hostCount + h) }
+    }
+
+    /// Holds back every job of `j`'s host until `release`; the host's number, or nil for a
+    /// job without a host (nothing to hold).
+    mutating func hold(hostOf j: Int) -> Int? {
+        let h = host[j]
+        guard h != hostless else { return nil }
+        held[h] = true
+        return h
+    }
+
+    /// Host `h`'s jobs may start again.
+    mutating func release(_ h: Int) {
+        held[h] = false
         if let best = waiting[h].min { candidates.push(best * hostCount + h) }
     }
 

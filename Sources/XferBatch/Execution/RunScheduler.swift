@@ -6,10 +6,16 @@
 /// dependents (long chains first), then manifest order. Limits hold at every instant:
 /// at most `limits.concurrency` attempts run, at most `limits.perHost` per host; a job
 /// waiting out a retry delay holds no slot.
+///
+/// A server that asks for a pause (`Retry-After`, or 429 Too Many Requests) is asking the
+/// client, not one URL: every job for that host waits it out, not only the one answered,
+/// or a mirror of 2,000 files went on asking and each job spent its attempts on 429s.
 struct RunScheduler {
     enum Effect: Equatable {
         case start(job: Int, attempt: Int)
         case retry(job: Int, after: Duration)
+        /// Host `host` (as `ReadyQueue` numbers them) is held; call `hostWaitEnded` after.
+        case holdHost(host: Int, after: Duration)
         case event(RunEventKey)
     }
 
@@ -21,6 +27,8 @@ struct RunScheduler {
     private(set) var running = 0
     private var unmet: [Int]
     private var ready: ReadyQueue
+    /// Held hosts, and until when.
+    private var hostWaits: [Int: Duration] = [:]
 
     init(plan: Plan, failFast: Bool) {
         self.plan = plan
@@ -73,13 +81,14 @@ struct RunScheduler {
         case .failure(let failure):
             let policy = lifecycles[j].policy
             let delay = policy.delay(afterAttempt: lifecycles[j].attempts.count, retryAfter: failure.retryAfter, unit: unit)
+            let hold = holdHost(of: j, after: failure, for: delay, at: now)
             switch lifecycles[j].attemptFailed(failure, delay: delay, at: now) {
             case .scheduleRetry(let d):
-                return [.event(.retrying(j)), .retry(job: j, after: d)]
+                return [.event(.retrying(j)), .retry(job: j, after: d)] + hold
             case .finished(.cancelled):
                 return [.event(.cancelled(j))] + release(j, ok: false, at: now)
             default:
-                var effects: [Effect] = [.event(.failed(j))]
+                var effects: [Effect] = [.event(.failed(j))] + hold
                 effects += release(j, ok: plan.jobs[j].optional, at: now)
                 if failure.stopsTheRun && !stopping {
                     stopping = true
@@ -101,6 +110,32 @@ struct RunScheduler {
         }
         if case .enqueue = lifecycles[j].retryDue(at: now) { ready.add(j) }
         return []
+    }
+
+    /// A held host's wait may have passed (`holdHost`'s effect); its jobs may start again
+    /// unless a later answer asked for a longer wait.
+    mutating func hostWaitEnded(_ h: Int, at now: Duration) -> [Effect] {
+        guard let until = hostWaits[h], now >= until else { return [] }
+        hostWaits[h] = nil
+        ready.release(h)
+        return []
+    }
+
+    /// Whether `failure` asks the client to pause: a `Retry-After`, or a 429 (too many
+    /// requests: from this client, whichever job it answered).
+    static func asksForAPause(_ failure: JobFailure) -> Bool {
+        (failure.retryAfter ?? .zero) > .zero || failure.httpStatus == 429
+    }
+
+    /// Holds `j`'s host for `wait` (the job's own delay: the `Retry-After`, up to
+    /// `maxRetryAfter`, or its backoff) when the failure asks for a pause. Attempts under
+    /// way go on; ready jobs, the answered job's retry included, start after.
+    private mutating func holdHost(of j: Int, after failure: JobFailure, for wait: Duration, at now: Duration) -> [Effect] {
+        guard !stopping, wait > .zero, Self.asksForAPause(failure), let h = ready.hold(hostOf: j) else { return [] }
+        let until = now + wait
+        guard until > hostWaits[h] ?? .zero else { return [] }  // already held as long
+        hostWaits[h] = until
+        return [.event(.hostHeld(j, wait)), .holdHost(host: h, after: wait)]
     }
 
     /// Interrupted: nothing new starts; jobs not running end cancelled. Running attempts
@@ -162,4 +197,6 @@ struct RunScheduler {
 /// Which event an effect asks for; the executor fills in the details.
 enum RunEventKey: Equatable {
     case succeeded(Int), upToDate(Int), retrying(Int), failed(Int), skipped(Int), cancelled(Int)
+    /// Job `j`'s answer held its host for the duration.
+    case hostHeld(Int, Duration)
 }
