@@ -205,6 +205,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             let performed = curl_multi_perform(multi, &stillRunning)
             if performed != CURLM_OK { failAll(&active, performed) }
             collectFinished(&active)
+            pools.look()
             // Announce the sleep before looking at the inbox a last time: a sender either
             // sees `polling` and wakes us, or its command is seen here.
             polling.store(true, ordering: .sequentiallyConsistent)

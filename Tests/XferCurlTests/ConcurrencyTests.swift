@@ -127,19 +127,44 @@ struct ConcurrencyTests {
                 Task { try await t.engine.perform(TransferRequest(url: t.url("/files/\(name)"), options: .init(bandwidth: cap)), progress: TransferProgress()) }
             }
             func waitFor(running: Int) async throws {
-                for _ in 0..<500 where cap.current.running != running { try await Task.sleep(for: .milliseconds(10)) }
+                for _ in 0..<500 where cap.shares.count != running { try await Task.sleep(for: .milliseconds(10)) }
             }
             let a = start("a"), b = start("b")
             try await waitFor(running: 2)
-            #expect(cap.current == .init(running: 2, share: 100_000))
+            #expect(cap.shares == [100_000, 100_000])
             b.cancel()
             try await waitFor(running: 1)
-            #expect(cap.current == .init(running: 1, share: 200_000))
+            #expect(cap.shares == [200_000])
             a.cancel()
             try await waitFor(running: 0)
-            #expect(cap.current == .init(running: 0, share: 0))
+            #expect(cap.shares.isEmpty)
             #expect((await a.result.failure as? TransferError)?.kind == .cancelled)
             #expect((await b.result.failure as? TransferError)?.kind == .cancelled)
+        }
+    }
+
+    /// A transfer its server holds to 20 KB/s keeps little more than that, and the other
+    /// gets the rest of the cap: an even split held the fast one to half the cap while the
+    /// slow one left most of its half unused. Each look at the shares takes a second.
+    @Test func aTransferHeldBackByItsServerLeavesTheRestOfTheCapToTheOthers() async throws {
+        try await EngineTesting.with { t in
+            let cap = SharedBandwidth(bytesPerSecond: 400_000)
+            t.server.addFile("slow", EngineTesting.bytes(1_000_000))
+            t.server.script("/files/slow", [.drip(bytesPerSecond: 20_000)])
+            t.server.addFile("fast", EngineTesting.bytes(8_000_000))  // 20 s or more under the cap
+            func start(_ name: String) -> Task<TransferOutcome, any Error> {
+                Task { try await t.engine.perform(TransferRequest(url: t.url("/files/\(name)"), options: .init(bandwidth: cap)), progress: TransferProgress()) }
+            }
+            let slow = start("slow"), fast = start("fast")
+            for _ in 0..<100 where (cap.shares.first ?? 0) < 300_000 { try await Task.sleep(for: .milliseconds(100)) }  // 10 s at most
+            let shares = cap.shares
+            #expect(shares.count == 2)
+            #expect((shares.first ?? 0) >= 300_000, "\(shares)")
+            #expect((shares.last ?? .max) <= 60_000, "\(shares)")
+            #expect(shares.reduce(0, +) <= 400_000)
+            slow.cancel()
+            fast.cancel()
+            _ = await (slow.result, fast.result)
         }
     }
 
