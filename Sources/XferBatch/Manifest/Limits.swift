@@ -8,8 +8,8 @@ public struct Limits: Sendable, Equatable {
     public var concurrency: Int
     public var perHost: Int
     /// Aggregate bandwidth cap in bytes per second, in each direction; nil means unlimited.
-    /// Split evenly over the transfers running at each moment (see `SharedBandwidth`), so
-    /// the sum never exceeds it and a transfer left alone may use all of it.
+    /// Divided among the transfers running at each moment, by what each can use (see
+    /// `SharedBandwidth`): the sum never exceeds it, a transfer left alone may use all of it.
     public var bandwidth: Int64?
 
     public init(concurrency: Int = Limits.defaultConcurrency, perHost: Int = Limits.defaultPerHost, bandwidth: Int64? = nil) {
