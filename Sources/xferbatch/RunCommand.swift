@@ -148,7 +148,8 @@ struct RunCommand: AsyncParsableCommand {
                 let interval = DurationText.parse(progressInterval) ?? .seconds(30)
                 while !Task.isCancelled {
                     try await Task.sleep(for: interval)
-                    StandardStreams.writeError("[\(PlainTextEventSink.seconds(clock.now()))] \(lines.line())\n")
+                    let now = clock.now()
+                    StandardStreams.writeError("[\(PlainTextEventSink.seconds(now))] \(lines.line(at: now))\n")
                 }
             }
         }

@@ -137,11 +137,13 @@ struct DisplayTests {
         #expect(screen.text.withLock { $0 } == "\u{1B}[2F\u{1B}[J", "cursor up over the two lines drawn, then clear")
     }
 
-    @Test func thePlainProgressLineCountsFinishedJobsAndBytesInFlight() {
+    @Test func thePlainProgressLineCountsJobsAndBytesAndGivesTheSpeedSinceTheLineBefore() {
         let lines = ProgressLines(board: board(doneBytes: 2048, of: 4096))
         lines.handle(.runStarted(jobs: 4, name: nil))
         lines.handle(.jobSucceeded(id: "a", bytes: 1024, duration: .seconds(1), destination: "a"))
         lines.handle(.jobSkipped(id: "b", reason: "dependency x failed"))
-        #expect(lines.line() == "progress 2/4 jobs finished, 1 running, 3 KiB so far")
+        #expect(lines.line(at: .seconds(2)) == "progress 2/4 jobs finished, 1 running, 3 KiB so far, 1.5 KiB/s")
+        lines.handle(.jobSucceeded(id: "c", bytes: 10240, duration: .seconds(1), destination: "c"))
+        #expect(lines.line(at: .seconds(4)) == "progress 3/4 jobs finished, 1 running, 13 KiB so far, 5 KiB/s", "the speed since the line before")
     }
 }

@@ -1,10 +1,13 @@
 import Synchronization
 
-/// A periodic plain progress line for long unattended runs (`--progress-interval`):
+/// A periodic plain progress line for long unattended runs (`--progress-interval`), with
+/// the speed since the line before (a CI log read later shows how the run went):
 ///
-///     [ 30.00s] progress 112/200 jobs finished, 3 running, 1.2 GiB so far
+///     [ 30.00s] progress 112/200 jobs finished, 3 running, 1.2 GiB so far, 41 MiB/s
 public final class ProgressLines: EventSink {
     private let counts = Mutex(RunTally())
+    /// Bytes moved at the last line, and when (the run's clock).
+    private let lastLine = Mutex((bytes: Int64(0), at: Duration.zero))
     private let board: ProgressBoard
 
     public init(board: ProgressBoard) {
@@ -15,11 +18,19 @@ public final class ProgressLines: EventSink {
         counts.withLock { $0.count(event) }
     }
 
-    /// The line for now (without timestamp).
-    public func line() -> String {
+    /// The line for `now` on the run's clock (without timestamp).
+    public func line(at now: Duration) -> String {
         let active = board.snapshot()
         let inFlight = active.reduce(Int64(0)) { $0 + $1.bytesDone }
         let c = counts.withLock { $0 }
-        return "progress \(c.finished)/\(c.total) jobs finished, \(active.count) running, \(ByteSize.format(c.bytesDone + inFlight)) so far"
+        let moved = c.bytesDone + inFlight
+        var rate = TransferRate()
+        lastLine.withLock { last in
+            rate.record(last.bytes, at: last.at)
+            last = (moved, now)
+        }
+        rate.record(moved, at: now)
+        return "progress \(c.finished)/\(c.total) jobs finished, \(active.count) running, \(ByteSize.format(moved)) so far, "
+            + "\(ByteSize.format(Int64(rate.bytesPerSecond)))/s"
     }
 }
