@@ -74,6 +74,11 @@ extension EasyTransfer {
             if room > 0 { captured.append(contentsOf: chunk.prefix(room)) }
             return chunk.count
         }
+        if let limit = request.maxFileSize, writeOffset + Int64(pendingCount) + Int64(chunk.count) > limit {
+            localFailure = TransferError(kind: .permanent, code: TransferError.sizeMismatch,
+                                         message: "the server sends more than the \(limit) bytes the file should have; stopped there")
+            return 0
+        }
         return write(chunk, to: fd) ? chunk.count : 0  // 0 makes libcurl stop; our error wins
     }
 

@@ -50,6 +50,10 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     /// mishandles ranges. Nothing of that body is written.
     public static let badContentRange = "bad-content-range"
 
+    /// The code of a download whose file would not have the length the caller was told
+    /// (`TransferRequest.maxFileSize`, the manifest's `size`).
+    public static let sizeMismatch = "size-mismatch"
+
     /// The code of an upload whose source changed while it was sent (it ended before the
     /// size announced, or its stamp differs afterwards): worth sending again.
     public static let sourceChanged = "source-changed"

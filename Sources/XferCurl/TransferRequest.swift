@@ -33,6 +33,13 @@ public struct TransferRequest: Sendable {
     /// `last-modified` their `onResponse` saw): the same time ends the transfer as a 304.
     public var ifNoneMatch: String?
     public var ifModifiedSince: String?
+    /// The length the destination file must not pass, in bytes (the manifest's `size`): a
+    /// body that would carry it further is stopped at that byte, as `sizeMismatch`, and
+    /// nothing past it is written. A server that announces a length is refused before the
+    /// body (`onResponse`); this catches one that does not (a body ended by closing the
+    /// connection, or chunked), which could otherwise stream without end: 6.8 GB in 20 s
+    /// from a server on loopback, for a file the manifest said was 1 MiB.
+    public var maxFileSize: Int64?
     public var options: Options
     /// Called once, on the engine's thread, when a successful response's first body byte
     /// arrives and before it is written, with the status and kept headers (for FTP, SFTP

@@ -39,6 +39,32 @@ struct DownloadTests {
         }
     }
 
+    /// A body without a length (chunked here; or ended by closing the connection) that goes
+    /// past `maxFileSize` is stopped there, and nothing past it is written: a server that
+    /// streamed without end filled the disk (6.8 GB in 20 s) for a file said to be 1 MiB.
+    @Test func aBodyLongerThanTheFileMayBeIsStoppedAtItsLength() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("long.bin", EngineTesting.bytes(3_000_000))
+            t.server.script("/files/long.bin", [.chunked])
+            let (result, bytes) = try await t.download("/files/long.bin") { $0.maxFileSize = 100_000 }
+            let error = try #require(result.failure)
+            #expect(error.code == TransferError.sizeMismatch && error.kind == .permanent, "\(error)")
+            #expect(error.message.contains("more than the 100000 bytes"))
+            #expect(bytes.count <= 100_000)
+            #expect(bytes == Array(EngineTesting.bytes(3_000_000)[..<bytes.count]))
+        }
+    }
+
+    @Test func aBodyOfExactlyTheFilesLengthIsWhole() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("exact.bin", EngineTesting.bytes(100_000))
+            t.server.script("/files/exact.bin", [.chunked])
+            let (result, bytes) = try await t.download("/files/exact.bin") { $0.maxFileSize = 100_000 }
+            #expect(try result.get().bytesTransferred == 100_000)
+            #expect(bytes == EngineTesting.bytes(100_000))
+        }
+    }
+
     @Test func eachRunOfBodyBytesIsShownInFileOrderAsItIsWritten() async throws {
         try await EngineTesting.with { t in
             let content = EngineTesting.bytes(700_000)  // several gathered writes

@@ -1,4 +1,5 @@
 import Foundation
+import XferCurl
 
 extension JobRunner {
     /// Every `interval`, flushes the partial file (`fdatasync`, on a thread of its own, off
@@ -34,7 +35,7 @@ extension JobRunner {
     static let resumableSize: Int64 = 1 << 20
 
     /// The failure code of a download whose length is not the manifest's `size`.
-    static let sizeMismatch = "size-mismatch"
+    static let sizeMismatch = TransferError.sizeMismatch
 
     /// Records a failed attempt's error, so that `status` says what the run said, whatever
     /// the job and wherever it failed (before the transfer, during it, at verification).

@@ -113,6 +113,7 @@ extension JobRunner {
         let destination = d.to
         let space = self.space
         let promised = d.size
+        request.maxFileSize = promised
         request.onResponse = { status, headers in
             let length = headers["content-length"].flatMap { Int64($0) }
             // The manifest's `size` against the length the server announces, before the
