@@ -67,7 +67,7 @@ struct ExecutorTests {
                               defaults: #"{"retry": {"attempts": 5, "initialDelay": "1s", "maxDelay": "30s"}}"#)
         let result = await t.run(plan)
         let attempts = try #require(result.job("a")?.lifecycle.attempts)
-        #expect(attempts.count == 3)
+        #expect(attempts.count == RunScheduler.maxHoldsInARow)
         // unit 0.5: half of 1s, then half of 2s.
         #expect(attempts.map(\.delayBeforeNext) == [.milliseconds(500), .seconds(1), nil])
         #expect(attempts[0].failure?.code == "HTTP 503")
@@ -118,12 +118,60 @@ struct ExecutorTests {
         })
     }
 
+    /// A job that gives up on a wait past `maxRetryAfter` (a maintenance window) holds no
+    /// one: its host's other jobs ask at once, as before, and fail or not on their own.
+    @Test func aWaitTheJobWillNotMakeHoldsNoOne() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        var maintenance = Self.unavailable
+        maintenance.retryAfter = .seconds(3600)
+        t.transport.script("https://x.org/a", [.failure(maintenance)])
+        t.transport.script("https://x.org/b", [.body([2])])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a") + "," + E.download("b", "https://x.org/b"),
+                              limits: #"{"concurrency": 4, "perHost": 1}"#)
+        let result = await t.run(plan)
+        #expect(result.state("a") == .failed)
+        let aEnded = try #require(result.job("a")?.lifecycle.attempts.first?.endedAt)
+        #expect(try #require(result.job("b")?.lifecycle.attempts.first?.startedAt) < aEnded + .seconds(1))
+        #expect(!t.events.events.contains { if case .hostHeld = $0 { true } else { false } })
+    }
+
+    /// Holds let `perHost` jobs ask per wait: a host that refuses for good would hold every
+    /// job for hours, so it is held only `maxHoldsInARow` times without a success between.
+    @Test func aHostThatKeepsRefusingIsHeldOnlyAFewTimesInARow() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        var refusal = TransferError(kind: .transient, code: "HTTP 429", message: "quota spent", httpStatus: 429)
+        refusal.retryAfter = .seconds(10)
+        for i in 0..<6 { t.transport.script("https://x.org/\(i)", [.failure(refusal)]) }
+        let plan = try t.plan(jobs: (0..<6).map { E.download("j\($0)", "https://x.org/\($0)") }.joined(separator: ","),
+                              limits: #"{"concurrency": 4, "perHost": 1}"#, defaults: #"{"retry": {"attempts": 3}}"#)
+        let result = await t.run(plan)
+        #expect((0..<6).allSatisfy { result.state("j\($0)") == .failed })
+        #expect(t.events.events.filter { if case .hostHeld = $0 { true } else { false } }.count == RunScheduler.maxHoldsInARow)
+    }
+
+    /// A success between pauses starts the count again: a host that recovers each time is
+    /// held each time.
+    @Test func aSuccessBetweenPausesStartsTheCountAgain() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        var pause = TransferError(kind: .transient, code: "HTTP 429", message: "slow down", httpStatus: 429)
+        pause.retryAfter = .seconds(2)
+        for i in 0..<5 { t.transport.script("https://x.org/\(i)", [.failure(pause), .body([1])]) }
+        let plan = try t.plan(jobs: (0..<5).map { E.download("j\($0)", "https://x.org/\($0)") }.joined(separator: ","),
+                              limits: #"{"concurrency": 4, "perHost": 1}"#)
+        let result = await t.run(plan)
+        #expect((0..<5).allSatisfy { result.state("j\($0)") == .succeeded })
+        #expect(t.events.events.filter { if case .hostHeld = $0 { true } else { false } }.count == 5)
+    }
+
     @Test func attemptsRunOutAndTheJobFails() async throws {
         let t = try E()
         defer { t.cleanUp() }
         t.transport.script("https://x.org/a", [.failure(Self.unavailable)])
         let result = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a"), defaults: #"{"retry": {"attempts": 3}}"#))
-        #expect(result.job("a")?.lifecycle.attempts.count == 3)
+        #expect(result.job("a")?.lifecycle.attempts.count == RunScheduler.maxHoldsInARow)
         #expect(result.state("a") == .failed)
         #expect(result.exitStatus == .jobsFailed)
     }
@@ -482,7 +530,7 @@ struct ExecutorLimitTests {
                               limits: #"{"concurrency": 4, "bandwidth": "3MiB/s"}"#)
         _ = await t.run(plan)
         let caps = t.transport.requests.compactMap(\.options.bandwidth)
-        #expect(caps.count == 3)
+        #expect(caps.count == RunScheduler.maxHoldsInARow)
         #expect(Set(caps.map(ObjectIdentifier.init)).count == 1)
         #expect(caps.map(\.bytesPerSecond) == [3_145_728, 3_145_728, 3_145_728], "3 MiB/s")
     }

@@ -90,13 +90,14 @@ struct ReadyQueue {
         if let best = waiting[h].min { candidates.push(best * hostCount + h) }
     }
 
-    /// Holds back every job of `j`'s host until `release`; the host's number, or nil for a
-    /// job without a host (nothing to hold).
-    mutating func hold(hostOf j: Int) -> Int? {
-        let h = host[j]
-        guard h != hostless else { return nil }
+    /// Job `j`'s host, numbered; nil for a job without one (an archive, an extraction).
+    func host(of j: Int) -> Int? {
+        host[j] == hostless ? nil : host[j]
+    }
+
+    /// Holds back every job of host `h` until `release`.
+    mutating func hold(_ h: Int) {
         held[h] = true
-        return h
     }
 
     /// Host `h`'s jobs may start again.

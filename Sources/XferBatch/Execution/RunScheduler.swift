@@ -9,7 +9,12 @@
 ///
 /// A server that asks for a pause (`Retry-After`, or 429 Too Many Requests) is asking the
 /// client, not one URL: every job for that host waits it out, not only the one answered,
-/// or a mirror of 2,000 files went on asking and each job spent its attempts on 429s.
+/// or a mirror of 2,000 files went on asking and each job spent its attempts on 429s. The
+/// host waits as long as the answered job waits for its retry, so not at all when that job
+/// gives up (a wait past `maxRetryAfter`: a maintenance window). And only a few times in a
+/// row without a success between: holds let `perHost` jobs ask per wait, so a host that
+/// refused for good (a quota spent for the day) would hold 2,000 jobs for hours where
+/// failing them takes minutes.
 struct RunScheduler {
     enum Effect: Equatable {
         case start(job: Int, attempt: Int)
@@ -29,6 +34,10 @@ struct RunScheduler {
     private var ready: ReadyQueue
     /// Held hosts, and until when.
     private var hostWaits: [Int: Duration] = [:]
+    /// Per host, the holds since its last success.
+    private var holdsInARow: [Int: Int] = [:]
+    /// Holds of a host in a row, without a success between, after which it is no longer held.
+    static let maxHoldsInARow = 3
 
     init(plan: Plan, failFast: Bool) {
         self.plan = plan
@@ -76,19 +85,19 @@ struct RunScheduler {
         switch result {
         case .success(let r):
             results[j] = r
+            if let h = ready.host(of: j) { holdsInARow[h] = nil }
             _ = lifecycles[j].attemptSucceeded(upToDate: r.upToDate, at: now)
             return [.event(r.upToDate ? .upToDate(j) : .succeeded(j))] + release(j, ok: true, at: now)
         case .failure(let failure):
             let policy = lifecycles[j].policy
             let delay = policy.delay(afterAttempt: lifecycles[j].attempts.count, retryAfter: failure.retryAfter, unit: unit)
-            let hold = holdHost(of: j, after: failure, for: delay, at: now)
             switch lifecycles[j].attemptFailed(failure, delay: delay, at: now) {
             case .scheduleRetry(let d):
-                return [.event(.retrying(j)), .retry(job: j, after: d)] + hold
+                return [.event(.retrying(j)), .retry(job: j, after: d)] + holdHost(of: j, after: failure, for: d, at: now)
             case .finished(.cancelled):
                 return [.event(.cancelled(j))] + release(j, ok: false, at: now)
             default:
-                var effects: [Effect] = [.event(.failed(j))] + hold
+                var effects: [Effect] = [.event(.failed(j))]
                 effects += release(j, ok: plan.jobs[j].optional, at: now)
                 if failure.stopsTheRun && !stopping {
                     stopping = true
@@ -127,13 +136,17 @@ struct RunScheduler {
         (failure.retryAfter ?? .zero) > .zero || failure.httpStatus == 429
     }
 
-    /// Holds `j`'s host for `wait` (the job's own delay: the `Retry-After`, up to
-    /// `maxRetryAfter`, or its backoff) when the failure asks for a pause. Attempts under
-    /// way go on; ready jobs, the answered job's retry included, start after.
+    /// Holds `j`'s host for `wait` (the delay before the job's retry: the `Retry-After`, or
+    /// its backoff) when the failure asks for a pause, unless the host was held
+    /// `maxHoldsInARow` times since its last success. Attempts under way go on; ready jobs,
+    /// the answered job's retry included, start after.
     private mutating func holdHost(of j: Int, after failure: JobFailure, for wait: Duration, at now: Duration) -> [Effect] {
-        guard !stopping, wait > .zero, Self.asksForAPause(failure), let h = ready.hold(hostOf: j) else { return [] }
+        guard !stopping, wait > .zero, Self.asksForAPause(failure), let h = ready.host(of: j),
+              holdsInARow[h, default: 0] < Self.maxHoldsInARow else { return [] }
         let until = now + wait
         guard until > hostWaits[h] ?? .zero else { return [] }  // already held as long
+        ready.hold(h)
+        holdsInARow[h, default: 0] += 1
         hostWaits[h] = until
         return [.event(.hostHeld(j, wait)), .holdHost(host: h, after: wait)]
     }
