@@ -15,6 +15,10 @@ extension EasyTransfer {
             }
             if code == CURLE_LOGIN_DENIED, let sshLogin { message += " (\(sshLogin))" }
             if let hint = keyExchangeHint(code, message) { message += hint }
+            if code == CURLE_OPERATION_TIMEDOUT, !isHTTP, status == 421 {
+                return .failure(TransferError(kind: TransferError.kind(of: code, ftpReply: status), code: TransferError.tooManyConnections,
+                                              message: "the server refused the connection (421: too many connections from this address, or closing down)"))
+            }
             return .failure(TransferError(kind: TransferError.kind(of: code, ftpReply: status, detail: message),
                                           code: TransferError.name(of: code), message: message, httpStatus: isHTTP && status > 0 ? status : nil))
         }

@@ -50,6 +50,11 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     /// mishandles ranges. Nothing of that body is written.
     public static let badContentRange = "bad-content-range"
 
+    /// The code of an FTP connection the server refused with 421 before the login: too many
+    /// connections from this address (vsftpd's `max_per_ip`, pure-ftpd's `-C`), or the
+    /// server closing down. libcurl reports it as a timeout ("We got a 421 - timeout").
+    public static let tooManyConnections = "FTP 421"
+
     /// The code of a download whose file would not have the length the caller was told
     /// (`TransferRequest.maxFileSize`, the manifest's `size`).
     public static let sizeMismatch = "size-mismatch"

@@ -16,6 +16,8 @@ public final class InMemoryTransport: Transport {
         case hang
         /// A bodyless answer with this status (304 for conditional requests).
         case status(Int)
+        /// Refused at once by a `limitConnections` limit (not scripted).
+        case refused(TransferError)
     }
 
     private struct State {
@@ -25,6 +27,8 @@ public final class InMemoryTransport: Transport {
         var maxInFlight = 0
         var inFlightByHost: [String: Int] = [:]
         var maxInFlightByHost: [String: Int] = [:]
+        var connectionLimits: [String: (max: Int, refusal: TransferError)] = [:]
+        var refusals = 0
     }
 
     private let state = Mutex(State())
@@ -42,6 +46,16 @@ public final class InMemoryTransport: Transport {
         state.withLock { $0.scripts[url] = answers }
     }
 
+    /// Refuses a transfer to `host` with `refusal` while `max` others to it are in flight,
+    /// as an FTP server with a limit per address does (vsftpd's `max_per_ip`); the script is
+    /// not consumed.
+    public func limitConnections(toHost host: String, max: Int, refusal: TransferError) {
+        state.withLock { $0.connectionLimits[host] = (max, refusal) }
+    }
+
+    /// Transfers refused by a `limitConnections` limit.
+    public var refusals: Int { state.withLock { $0.refusals } }
+
     public var requests: [TransferRequest] { state.withLock { $0.requests } }
     public var maxInFlight: Int { state.withLock { $0.maxInFlight } }
     public var maxInFlightByHost: [String: Int] { state.withLock { $0.maxInFlightByHost } }
@@ -54,12 +68,20 @@ public final class InMemoryTransport: Transport {
             s.maxInFlight = max(s.maxInFlight, s.inFlight)
             s.inFlightByHost[host, default: 0] += 1
             s.maxInFlightByHost[host] = max(s.maxInFlightByHost[host] ?? 0, s.inFlightByHost[host]!)
+            if let limit = s.connectionLimits[host], s.inFlightByHost[host]! > limit.max {
+                return .refused(limit.refusal)
+            }
             guard var queue = s.scripts[request.url], let first = queue.first else {
                 return .failure(TransferError(kind: .permanent, code: "HTTP 404", message: "no script for \(request.url)", httpStatus: 404))
             }
             if queue.count > 1 { queue.removeFirst() }
             s.scripts[request.url] = queue
             return first
+        }
+        if case .refused(let refusal) = answer {
+            // At once, as a server answers 421 on connect: the connection never counted.
+            state.withLock { s in s.inFlight -= 1; s.inFlightByHost[host, default: 1] -= 1; s.refusals += 1 }
+            throw refusal
         }
         started.yield(request.url)
         defer { state.withLock { s in s.inFlight -= 1; s.inFlightByHost[host, default: 1] -= 1 } }
@@ -96,6 +118,8 @@ public final class InMemoryTransport: Transport {
                                    effectiveURL: request.url, resumed: resumed, body: request.destination.isFile ? [] : bytes)
         case .hang:
             throw TransferError(kind: .cancelled, code: "cancelled", message: "the transfer was cancelled")
+        case .refused(let refusal):
+            throw refusal
         }
     }
 

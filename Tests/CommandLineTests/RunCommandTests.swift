@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import XferBatch
 import XferFixtures
@@ -97,6 +98,20 @@ struct RunCommandTests {
         #expect(b.maxConcurrentRequests <= 4)
         #expect(FixtureServer.maxOverlap(a.requestIntervals + b.requestIntervals) <= 6)
         #expect(result.stdout.contains("failed  j50"))
+    }
+
+    /// The events a fixture run cannot provoke (an FTP server's 421, a host asking for a
+    /// pause) match the schema as well.
+    @Test func hostEventsMatchTheEventsSchema() async throws {
+        let scratch = try Scratch()
+        let lines = Mutex("")
+        let sink = JSONLinesEventSink(clock: ContinuousExecutionClock()) { line in lines.withLock { $0 += String(decoding: line, as: UTF8.self) } }
+        sink.handle(.hostHeld(host: "x.org", job: "a", code: "HTTP 429", wait: .seconds(30)))
+        sink.handle(.hostLimited(host: "127.0.0.1:2121", job: "f3", code: "FTP 421", connections: 2))
+        try lines.withLock { $0 }.write(toFile: scratch.path("events.jsonl"), atomically: true, encoding: .utf8)
+        let check = try await CommandRunner.runTool("python3", ["Tests/Manifests/check_schema.py", "schemas/events.schema.json", "--lines", scratch.path("events.jsonl")])
+        #expect(check.status == 0, "\(check.stdout)")
+        #expect(lines.withLock { $0 }.contains(#""event":"host-limited","host":"127.0.0.1:2121","job":"f3","error":"FTP 421","connections":2"#))
     }
 
     /// `generate | xferbatch run -` (or `/dev/stdin`, or a shell's `<(generate)`): paths

@@ -166,6 +166,25 @@ struct ExecutorTests {
         #expect(t.events.events.filter { if case .hostHeld = $0 { true } else { false } }.count == 5)
     }
 
+    /// An FTP server that takes 2 connections from an address refuses a third with 421:
+    /// the host then runs 2 jobs at once, and no attempt more is spent on refusals. With
+    /// the default 4 per host against vsftpd's `max_per_ip=2`, 8 of 60 jobs failed after
+    /// five refused attempts.
+    @Test func aHostThatRefusesOneMoreConnectionRunsNoMoreThanItTook() async throws {
+        let t = try E(holdFor: .milliseconds(50))
+        defer { t.cleanUp() }
+        let refusal = TransferError(kind: .transient, code: TransferError.tooManyConnections, message: "the server refused the connection (421)")
+        t.transport.limitConnections(toHost: "ftp.x.org", max: 2, refusal: refusal)
+        for i in 0..<12 { t.transport.script("ftp://ftp.x.org/\(i)", [.body([UInt8(i)])]) }
+        let plan = try t.plan(jobs: (0..<12).map { E.download("j\($0)", "ftp://ftp.x.org/\($0)") }.joined(separator: ","),
+                              limits: #"{"concurrency": 8, "perHost": 4}"#, defaults: #"{"retry": {"attempts": 3, "initialDelay": "10ms"}}"#)
+        let result = await t.run(plan)
+        #expect((0..<12).allSatisfy { result.state("j\($0)") == .succeeded })
+        #expect(t.transport.refusals == 2, "the two beyond the limit in the first round, none after")
+        let limits = t.events.events.compactMap { if case .hostLimited("ftp.x.org", _, "FTP 421", let n) = $0 { n } else { nil } }
+        #expect(limits == [3, 2], "one refusal ends while the other still counts as running")
+    }
+
     @Test func attemptsRunOutAndTheJobFails() async throws {
         let t = try E()
         defer { t.cleanUp() }

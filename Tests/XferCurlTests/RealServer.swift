@@ -77,15 +77,24 @@ final class RealServer: @unchecked Sendable {
     }
 
     private func accepts() -> Bool {
+        guard let fd = connection() else { return false }
+        close(fd)
+        return true
+    }
+
+    /// A TCP connection to the server (the caller closes it), or nil when refused.
+    func connection() -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) { p in
+        let connected = withUnsafePointer(to: &address) { p in
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
+        if connected { return fd }
+        close(fd)
+        return nil
     }
 
     /// SIGKILL, then a bounded wait: a child of the test runner may inherit a signal mask
@@ -208,7 +217,7 @@ extension RealServer {
     /// vsftpd with anonymous access to `ftp/`, uploads allowed under `ftp/pub/`; with
     /// `tls`, control and data over TLS with a self-signed certificate for 127.0.0.1
     /// (`cert.pem`).
-    static func vsftpd(tls mode: FTPTLS = .none) throws -> RealServer? {
+    static func vsftpd(tls mode: FTPTLS = .none, maxPerIP: Int = 0) throws -> RealServer? {
         guard let program = try program("/usr/sbin/vsftpd", package: "vsftpd") else { return nil }
         let openssl = mode == .none ? nil : try Self.program("/usr/bin/openssl", package: "openssl")
         if mode != .none, openssl == nil { return nil }
@@ -258,6 +267,7 @@ extension RealServer {
             userlist_enable=NO
             connect_from_port_20=NO
             xferlog_enable=NO
+            max_per_ip=\(maxPerIP)
             \(tls)
             """.write(toFile: d + "/vsftpd.conf", atomically: true, encoding: .utf8)
         }

@@ -136,6 +136,27 @@ struct RealServerTests {
         }
     }
 
+    /// vsftpd refuses a connection beyond `max_per_ip` with 421, which libcurl reports as a
+    /// timeout ("We got a 421 - timeout"; the log said `CURLE_OPERATION_TIMEDOUT: Timeout
+    /// was reached` at 0.00 s): it is named for what it is, for the run to take fewer at once.
+    @Test func anFTPServerRefusingOneMoreConnectionIsNamedForIt() async throws {
+        guard let ftp = try RealServer.vsftpd(maxPerIP: 1) else { return }
+        defer { ftp.stop() }
+        try ftp.write("ftp/pub/g.bin", [1, 2, 3])
+        let held = try #require(ftp.connection())
+        defer { close(held) }
+        var banner = [UInt8](repeating: 0, count: 64)
+        #expect(Glibc.read(held, &banner, banner.count) > 0, "vsftpd counts the held connection once it greets it")
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("g.bin").path
+            await #expect { _ = try await download(engine, "ftp://127.0.0.1:\(ftp.port)/pub/g.bin", to: file) } throws: {
+                let error = $0 as? TransferError
+                return error?.code == TransferError.tooManyConnections && error?.kind == .transient
+                    && error?.message.contains("421: too many connections from this address") == true
+            }
+        }
+    }
+
     @Test func ftpDownloadsResumesAndUploadsIntoNewFolders() async throws {
         guard let ftp = try RealServer.vsftpd() else { return }
         defer { ftp.stop() }

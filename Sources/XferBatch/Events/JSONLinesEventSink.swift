@@ -41,6 +41,12 @@ public struct JSONLinesEventSink: EventSink {
                 w.member("error", code)
                 w.key("delay")
                 w.double(Double(DurationText.milliseconds(wait)) / 1000)
+            case .hostLimited(let host, let job, let code, let connections):
+                w.member("event", "host-limited")
+                w.member("host", host)
+                w.member("job", job)
+                w.member("error", code)
+                w.member("connections", connections)
             case .jobSucceeded(let id, let bytes, let duration, let destination, let archive):
                 w.member("event", "job-succeeded")
                 w.member("job", id)

@@ -28,6 +28,8 @@ public struct PlainTextEventSink: EventSink {
         case .hostHeld(let host, let job, let code, let wait):
             write("\(stamp) hold     \(host) for \(Self.seconds(wait).trimmingLeadingSpaces): its answer to \(job) (\(Self.clean(code))) asked for a pause; "
                 + "no job starts there until then\n")
+        case .hostLimited(let host, let job, let code, let connections):
+            write("\(stamp) limit    \(host) to \(connections) at once: it refused \(job) one more connection (\(Self.clean(code)))\n")
         case .jobSucceeded(let id, let bytes, let duration, _, let archive):
             let entries = archive.map { ", \($0.entries) entr\($0.entries == 1 ? "y" : "ies") from \(ByteSize.format($0.bytesIn))" } ?? ""
             write("\(stamp) done     \(id) \(ByteSize.format(bytes)) in \(Self.seconds(duration).trimmingLeadingSpaces) (\(Self.rate(bytes, duration))\(entries))\n")

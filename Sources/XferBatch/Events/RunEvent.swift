@@ -11,6 +11,9 @@ public enum RunEvent: Sendable {
     /// `host`'s answer to job `job` (`code`: `HTTP 429`, or one with `Retry-After`) asked
     /// for a pause: none of its jobs starts for `wait` (see `RunScheduler`).
     case hostHeld(host: String, job: String, code: String, wait: Duration)
+    /// `host` refused job `job` a connection (`code`: `FTP 421`): it runs no more than
+    /// `connections` jobs at once for the rest of the run.
+    case hostLimited(host: String, job: String, code: String, connections: Int)
     /// `archive`: what an archive or extract job packed or unpacked.
     case jobSucceeded(id: String, bytes: Int64, duration: Duration, destination: String, archive: ArchiveStats? = nil)
     /// Already done in an earlier run (checkpoint store); nothing was transferred.

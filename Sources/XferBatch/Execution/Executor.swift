@@ -195,6 +195,10 @@ public final class Executor: Sendable {
         case .hostHeld(let j, let wait):
             let code = scheduler.lifecycles[j].attempts.last?.failure?.code ?? "an answer"
             events.handle(.hostHeld(host: RunScheduler.hostKey(plan.jobs[j]) ?? "local", job: plan.jobs[j].id, code: code, wait: wait))
+        case .hostLimited(let j, let connections):
+            let code = scheduler.lifecycles[j].attempts.last?.failure?.code ?? "a refusal"
+            events.handle(.hostLimited(host: RunScheduler.hostKey(plan.jobs[j]) ?? "local", job: plan.jobs[j].id, code: code,
+                                       connections: connections))
         case .failed(let j):
             let lc = scheduler.lifecycles[j]
             events.handle(.jobFailed(id: plan.jobs[j].id, reason: lc.reason ?? "failed", attempts: lc.attempts.count))

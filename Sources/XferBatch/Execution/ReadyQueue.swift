@@ -17,7 +17,9 @@ struct ReadyQueue {
     /// with no limit.
     private let host: [Int]
     private let hostless: Int
-    private let perHost: Int
+    /// Per host, how many of its jobs may run at once: `limits.perHost`, or fewer once its
+    /// server refused a connection beyond that many (see `lowerCap`).
+    private var caps: [Int]
     private var running: [Int]
     /// Hosts whose server asked for a pause (see `RunScheduler.holdHost`): none of their
     /// jobs starts until `release`.
@@ -48,7 +50,7 @@ struct ReadyQueue {
         for key in keys { if let key, numbered[key] == nil { numbered[key] = numbered.count } }
         hostless = numbered.count
         host = keys.map { key in key.flatMap { numbered[$0] } ?? numbered.count }
-        perHost = plan.limits.perHost
+        caps = [Int](repeating: plan.limits.perHost, count: hostless + 1)
         running = [Int](repeating: 0, count: hostless + 1)
         held = [Bool](repeating: false, count: hostless + 1)
         waiting = [MinHeap](repeating: MinHeap(), count: hostless + 1)
@@ -56,7 +58,7 @@ struct ReadyQueue {
 
     private var hostCount: Int { hostless + 1 }
 
-    private func isFull(_ h: Int) -> Bool { h != hostless && (held[h] || running[h] >= perHost) }
+    private func isFull(_ h: Int) -> Bool { h != hostless && (held[h] || running[h] >= caps[h]) }
 
     /// Job `j` is ready.
     mutating func add(_ j: Int) {
@@ -93,6 +95,15 @@ struct ReadyQueue {
     /// Job `j`'s host, numbered; nil for a job without one (an archive, an extraction).
     func host(of j: Int) -> Int? {
         host[j] == hostless ? nil : host[j]
+    }
+
+    /// Lets host `h` run no more jobs at once than it runs now (at least one): its server
+    /// refused one more connection. The new cap, or nil when that is no lower.
+    mutating func lowerCap(_ h: Int) -> Int? {
+        let cap = max(1, running[h])
+        guard cap < caps[h] else { return nil }
+        caps[h] = cap
+        return cap
     }
 
     /// Holds back every job of host `h` until `release`.
