@@ -35,17 +35,11 @@ public struct JSONLinesEventSink: EventSink {
                 w.key("delay")
                 w.double(Double(DurationText.milliseconds(delay)) / 1000)
             case .hostHeld(let host, let job, let code, let wait):
-                w.member("event", "host-held")
-                w.member("host", host)
-                w.member("job", job)
-                w.member("error", code)
+                Self.hostEvent("host-held", host: host, job: job, code: code, to: &w)
                 w.key("delay")
                 w.double(Double(DurationText.milliseconds(wait)) / 1000)
             case .hostLimited(let host, let job, let code, let connections):
-                w.member("event", "host-limited")
-                w.member("host", host)
-                w.member("job", job)
-                w.member("error", code)
+                Self.hostEvent("host-limited", host: host, job: job, code: code, to: &w)
                 w.member("connections", connections)
             case .jobSucceeded(let id, let bytes, let duration, let destination, let archive):
                 w.member("event", "job-succeeded")
@@ -86,5 +80,13 @@ public struct JSONLinesEventSink: EventSink {
             }
         }
         write(w.bytes + [0x0A])
+    }
+
+    /// The members a host's events share: which host, the job whose answer spoke for it.
+    private static func hostEvent(_ event: String, host: String, job: String, code: String, to w: inout JSONWriter) {
+        w.member("event", event)
+        w.member("host", host)
+        w.member("job", job)
+        w.member("error", code)
     }
 }
