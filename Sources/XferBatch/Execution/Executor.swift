@@ -193,12 +193,11 @@ public final class Executor: Sendable {
                 events.handle(.jobRetrying(id: plan.jobs[j].id, attempt: last.number, failure: failure, delay: last.delayBeforeNext ?? .zero))
             }
         case .hostHeld(let j, let wait):
-            let code = scheduler.lifecycles[j].attempts.last?.failure?.code ?? "an answer"
-            events.handle(.hostHeld(host: RunScheduler.hostKey(plan.jobs[j]) ?? "local", job: plan.jobs[j].id, code: code, wait: wait))
+            let (host, code) = answer(to: j, scheduler)
+            events.handle(.hostHeld(host: host, job: plan.jobs[j].id, code: code, wait: wait))
         case .hostLimited(let j, let connections):
-            let code = scheduler.lifecycles[j].attempts.last?.failure?.code ?? "a refusal"
-            events.handle(.hostLimited(host: RunScheduler.hostKey(plan.jobs[j]) ?? "local", job: plan.jobs[j].id, code: code,
-                                       connections: connections))
+            let (host, code) = answer(to: j, scheduler)
+            events.handle(.hostLimited(host: host, job: plan.jobs[j].id, code: code, connections: connections))
         case .failed(let j):
             let lc = scheduler.lifecycles[j]
             events.handle(.jobFailed(id: plan.jobs[j].id, reason: lc.reason ?? "failed", attempts: lc.attempts.count))
@@ -207,6 +206,11 @@ public final class Executor: Sendable {
         case .cancelled(let j):
             events.handle(.jobCancelled(id: plan.jobs[j].id))
         }
+    }
+
+    /// Which host answered job `j`'s last attempt, and with what code (for host events).
+    private func answer(to j: Int, _ scheduler: RunScheduler) -> (host: String, code: String) {
+        (RunScheduler.hostKey(plan.jobs[j]) ?? "local", scheduler.lifecycles[j].attempts.last?.failure?.code ?? "an answer")
     }
 
     /// Paths relative to the manifest's folder when inside it, for shorter log lines.

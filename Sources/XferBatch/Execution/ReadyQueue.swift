@@ -76,7 +76,7 @@ struct ReadyQueue {
             guard waiting[h].min == r, !isFull(h) else { continue }  // stale, or its host is full
             waiting[h].popMin()
             count -= 1
-            if let following = waiting[h].min { candidates.push(following * hostCount + h) }
+            offerBest(of: h)
             return order[r]
         }
         return nil
@@ -89,7 +89,7 @@ struct ReadyQueue {
     mutating func ended(_ j: Int) {
         let h = host[j]
         running[h] -= 1
-        if let best = waiting[h].min { candidates.push(best * hostCount + h) }
+        offerBest(of: h)
     }
 
     /// Job `j`'s host, numbered; nil for a job without one (an archive, an extraction).
@@ -114,6 +114,12 @@ struct ReadyQueue {
     /// Host `h`'s jobs may start again.
     mutating func release(_ h: Int) {
         held[h] = false
+        offerBest(of: h)
+    }
+
+    /// Puts host `h`'s best waiting job among the candidates (again: an entry no longer
+    /// true is dropped when met).
+    private mutating func offerBest(of h: Int) {
         if let best = waiting[h].min { candidates.push(best * hostCount + h) }
     }
 
