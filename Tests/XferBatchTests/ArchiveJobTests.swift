@@ -28,7 +28,7 @@ struct ArchiveJobTests {
         #expect(stats.entries == 8)
         #expect(stats.bytesOut == 33)
         #expect(stats.bytesIn == Int64(try Self.fixture("good.tar.gz").count))
-        #expect(t.events.events.contains { if case .jobSucceeded("unpack", 33, _, _, stats) = $0 { true } else { false } })
+        #expect(t.events.events.contains { if case .jobSucceeded("unpack", 33, _, _, stats, _) = $0 { true } else { false } })
     }
 
     @Test func aHostileArchiveFailsAtOnceAndLeavesNoFolder() async throws {

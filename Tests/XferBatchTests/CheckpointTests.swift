@@ -39,7 +39,7 @@ struct CheckpointRunTests {
         t.transport.script("https://x.org/a", [.body(Array("aaa".utf8))])
         let plan = try t.plan(jobs: E.download("a", "https://x.org/a") + ","
                                   + #"{"id": "u", "upload": {"from": "\#(t.folder.path)/missing.txt", "url": "https://x.org/u"}}"#)
-        func started() -> [String] { t.events.events.compactMap { if case .jobStarted(let id, _, _, _) = $0 { id } else { nil } } }
+        func started() -> [String] { t.events.events.compactMap { if case .jobStarted(let id, _, _, _, _) = $0 { id } else { nil } } }
         _ = await t.run(plan, store: store)
         #expect(started().sorted() == ["a", "u"])
         let second = await t.run(plan, store: store)
@@ -48,7 +48,7 @@ struct CheckpointRunTests {
         #expect(started().dropFirst(2) == ["u"], "the failed upload again, the up-to-date download not")
         let last = t.events.events.suffix(4).map { event -> String in
             switch event {
-            case .jobStarted(let id, _, _, _): "start \(id)"
+            case .jobStarted(let id, _, _, _, _): "start \(id)"
             case .jobUpToDate(let id, _): "up to date \(id)"
             case .jobFailed(let id, _, _): "failed \(id)"
             default: "other"
@@ -111,6 +111,28 @@ struct CheckpointRunTests {
         #expect(result.job("a")?.result?.bytes == 10)
         #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data(content))
         #expect(try store.load("a")?.phase == .done)
+    }
+
+    /// A resumed download says so as it starts and ends, and counts only what it fetched:
+    /// the run's total (and speed) are of those bytes, not of the whole file.
+    @Test func aResumedDownloadSaysWhereItResumedAndCountsOnlyTheBytesItFetched() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let content = Array("0123456789".utf8)
+        let plan = try Self.plantPartial(t, store, content: content, partial: Array(content[..<4]), boot: BootID.current)
+        let result = await t.run(plan, store: store)
+        #expect(result.job("a")?.result?.bytes == 10)
+        #expect(result.job("a")?.result?.resumedFrom == 4)
+        #expect(result.summary.bytes == 6)
+        let told = t.events.events.compactMap { event -> String? in
+            switch event {
+            case .jobStarted(let id, _, _, _, let offset): "\(id) started at \(offset)"
+            case .jobSucceeded(let id, let bytes, _, _, _, let resumedFrom): "\(id) has \(bytes), \(resumedFrom) from before"
+            default: nil
+            }
+        }
+        #expect(told == ["a started at 4", "a has 10, 4 from before"])
     }
 
     @Test func aPartialThatIsAlreadyCompleteIsFinishedWithoutDownloadingItAgain() async throws {

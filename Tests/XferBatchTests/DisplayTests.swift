@@ -137,6 +137,25 @@ struct DisplayTests {
         #expect(screen.text.withLock { $0 } == "\u{1B}[2F\u{1B}[J", "cursor up over the two lines drawn, then clear")
     }
 
+    /// The log of a resumed download says where it resumed, and its speed is that of the
+    /// bytes fetched (200 MiB in 10 s), not of the whole file (300 MiB in 10 s).
+    @Test func theLogSaysWhereADownloadResumedAndGivesTheSpeedOfWhatItFetched() {
+        let lines = Mutex("")
+        let log = PlainTextEventSink(clock: VirtualClock()) { line in lines.withLock { $0 += line } }
+        let mib: Int64 = 1 << 20
+        log.handle(.jobStarted(id: "big", attempt: 1, source: "https://x.org/big", destination: "out/big", resumeFrom: 100 * mib))
+        log.handle(.jobSucceeded(id: "big", bytes: 300 * mib, duration: .seconds(10), destination: "out/big", resumedFrom: 100 * mib))
+        log.handle(.jobStarted(id: "new", attempt: 1, source: "https://x.org/new", destination: "out/new"))
+        log.handle(.jobSucceeded(id: "new", bytes: 300 * mib, duration: .seconds(10), destination: "out/new"))
+        #expect(lines.withLock { $0 } == """
+            [  0.00s] start    big (attempt 1): https://x.org/big -> out/big, resuming at 100 MiB
+            [  0.00s] done     big 300 MiB in 10.00s (20 MiB/s; resumed at 100 MiB)
+            [  0.00s] start    new (attempt 1): https://x.org/new -> out/new
+            [  0.00s] done     new 300 MiB in 10.00s (30 MiB/s)
+
+            """)
+    }
+
     @Test func thePlainProgressLineCountsJobsAndBytesAndGivesTheSpeedSinceTheLineBefore() {
         let lines = ProgressLines(board: board(doneBytes: 2048, of: 4096))
         lines.handle(.runStarted(jobs: 4, name: nil))

@@ -58,7 +58,7 @@ struct ExecutorTesting {
 
     /// Ids in the order their first attempt started.
     var startOrder: [String] {
-        events.events.compactMap { if case .jobStarted(let id, 1, _, _) = $0 { return id } else { return nil } }
+        events.events.compactMap { if case .jobStarted(let id, 1, _, _, _) = $0 { return id } else { return nil } }
     }
 
     static func download(_ id: String, _ url: String, to: String? = nil, extra: String = "", inner: String = "") -> String {

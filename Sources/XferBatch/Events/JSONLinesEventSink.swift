@@ -20,12 +20,13 @@ public struct JSONLinesEventSink: EventSink {
                 w.member("jobs", jobs)
                 w.member("name", name)
                 Plan.Selection.write(selection, to: &w)
-            case .jobStarted(let id, let attempt, let source, let destination):
+            case .jobStarted(let id, let attempt, let source, let destination, let resumeFrom):
                 w.member("event", "job-started")
                 w.member("job", id)
                 w.member("attempt", attempt)
                 w.member("source", source)
                 w.member("destination", destination)
+                w.member("resumeFrom", resumeFrom)
             case .jobRetrying(let id, let attempt, let failure, let delay):
                 w.member("event", "job-retrying")
                 w.member("job", id)
@@ -41,10 +42,11 @@ public struct JSONLinesEventSink: EventSink {
             case .hostLimited(let host, let job, let code, let connections):
                 Self.hostEvent("host-limited", host: host, job: job, code: code, to: &w)
                 w.member("connections", connections)
-            case .jobSucceeded(let id, let bytes, let duration, let destination, let archive):
+            case .jobSucceeded(let id, let bytes, let duration, let destination, let archive, let resumedFrom):
                 w.member("event", "job-succeeded")
                 w.member("job", id)
                 w.member("bytes", bytes)
+                w.member("resumedFrom", resumedFrom)
                 w.key("duration")
                 w.double(Double(DurationText.milliseconds(duration)) / 1000)
                 w.member("destination", destination)

@@ -21,8 +21,9 @@ public struct PlainTextEventSink: EventSink {
         case .runStarted(let jobs, let name, let selection):
             let selected = selection.map { " (\(FoldedList.text($0.named)) and what \($0.named.count == 1 ? "it needs" : "they need"), of \($0.manifestJobs))" } ?? ""
             write("\(stamp) run      \(name.map { "\"\($0)\"" } ?? "manifest"): \(jobs) job\(jobs == 1 ? "" : "s")\(selected)\n")
-        case .jobStarted(let id, let attempt, let source, let destination):
-            write("\(stamp) start    \(id) (attempt \(attempt)): \(source) -> \(destination)\n")
+        case .jobStarted(let id, let attempt, let source, let destination, let resumeFrom):
+            let resuming = resumeFrom > 0 ? ", resuming at \(ByteSize.format(resumeFrom))" : ""
+            write("\(stamp) start    \(id) (attempt \(attempt)): \(source) -> \(destination)\(resuming)\n")
         case .jobRetrying(let id, _, let failure, let delay):
             write("\(stamp) retry    \(id) in \(Self.seconds(delay).trimmingLeadingSpaces): \(Self.clean(failure.description))\n")
         case .hostHeld(let host, let job, let code, let wait):
@@ -30,9 +31,12 @@ public struct PlainTextEventSink: EventSink {
                 + "no job starts there until then\n")
         case .hostLimited(let host, let job, let code, let connections):
             write("\(stamp) limit    \(host) to \(connections) at once: it refused \(job) one more connection (\(Self.clean(code)))\n")
-        case .jobSucceeded(let id, let bytes, let duration, _, let archive):
+        case .jobSucceeded(let id, let bytes, let duration, _, let archive, let resumedFrom):
             let entries = archive.map { ", \($0.entries) entr\($0.entries == 1 ? "y" : "ies") from \(ByteSize.format($0.bytesIn))" } ?? ""
-            write("\(stamp) done     \(id) \(ByteSize.format(bytes)) in \(Self.seconds(duration).trimmingLeadingSpaces) (\(Self.rate(bytes, duration))\(entries))\n")
+            // The speed is that of the bytes this attempt fetched, not of the whole file.
+            let resumed = resumedFrom > 0 ? "; resumed at \(ByteSize.format(resumedFrom))" : ""
+            write("\(stamp) done     \(id) \(ByteSize.format(bytes)) in \(Self.seconds(duration).trimmingLeadingSpaces) "
+                + "(\(Self.rate(bytes - resumedFrom, duration))\(entries)\(resumed))\n")
         case .jobUpToDate(let id, let destination):
             write("\(stamp) ok       \(id) is up to date: \(destination)\n")
         case .jobFailed(let id, let reason, let attempts):

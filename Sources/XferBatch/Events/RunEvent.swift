@@ -6,7 +6,9 @@ public enum RunEvent: Sendable {
     /// `selection`: the jobs named on the command line, when the run holds only them and
     /// what they need (`Plan.selecting`).
     case runStarted(jobs: Int, name: String?, selection: Plan.Selection? = nil)
-    case jobStarted(id: String, attempt: Int, source: String, destination: String)
+    /// `resumeFrom`: the bytes of a partial file an earlier run left that this attempt asks
+    /// the server to continue (`Range`), or 0.
+    case jobStarted(id: String, attempt: Int, source: String, destination: String, resumeFrom: Int64 = 0)
     case jobRetrying(id: String, attempt: Int, failure: JobFailure, delay: Duration)
     /// `host`'s answer to job `job` (`code`: `HTTP 429`, or one with `Retry-After`) asked
     /// for a pause: none of its jobs starts for `wait` (see `RunScheduler`).
@@ -14,8 +16,10 @@ public enum RunEvent: Sendable {
     /// `host` refused job `job` a connection (`code`: `FTP 421`): it runs no more than
     /// `connections` jobs at once for the rest of the run.
     case hostLimited(host: String, job: String, code: String, connections: Int)
-    /// `archive`: what an archive or extract job packed or unpacked.
-    case jobSucceeded(id: String, bytes: Int64, duration: Duration, destination: String, archive: ArchiveStats? = nil)
+    /// `bytes`: the file's size (or what was sent); `resumedFrom`: how many of them an
+    /// earlier run had fetched (see `AttemptResult.resumedFrom`); `archive`: what an
+    /// archive or extract job packed or unpacked.
+    case jobSucceeded(id: String, bytes: Int64, duration: Duration, destination: String, archive: ArchiveStats? = nil, resumedFrom: Int64 = 0)
     /// Already done in an earlier run (checkpoint store); nothing was transferred.
     case jobUpToDate(id: String, destination: String)
     case jobFailed(id: String, reason: String, attempts: Int)
@@ -31,6 +35,7 @@ public struct RunSummary: Sendable, Equatable {
     public var skipped = 0
     public var cancelled = 0
     public var upToDate = 0
+    /// Bytes this run moved: a resumed download counts only what it fetched.
     public var bytes: Int64 = 0
     public var duration: Duration = .zero
     public var interrupted = false

@@ -9,9 +9,9 @@ struct RunTally: Sendable {
         switch event {
         case .runStarted(let jobs, _, _):
             total = jobs
-        case .jobSucceeded(_, let bytes, _, _, _):
+        case .jobSucceeded(_, let bytes, _, _, _, let resumedFrom):
             finished += 1
-            bytesDone += bytes
+            bytesDone += bytes - resumedFrom
         case .jobFailed:
             finished += 1
             failed += 1

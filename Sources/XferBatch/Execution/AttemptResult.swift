@@ -11,6 +11,13 @@ public struct AttemptResult: Sendable, Equatable {
     public var upToDate = false
     /// What an archive or extract job packed or unpacked.
     public var archive: ArchiveStats?
+    /// The bytes of `bytes` an earlier run had downloaded and this attempt kept (the server
+    /// answered its `Range` request with 206, or with 416 for a partial already whole);
+    /// 0 when the file was fetched from its first byte.
+    public var resumedFrom: Int64 = 0
+
+    /// What this attempt moved over the network: its speed is this over its duration.
+    public var transferred: Int64 { bytes - resumedFrom }
 }
 
 /// Entries and bytes of an archive job (files in, archive out) or an extract job (archive

@@ -125,7 +125,7 @@ public final class Executor: Sendable {
             case .skipped: summary.skipped += 1
             default: summary.cancelled += 1
             }
-            if scheduler.results[j]?.upToDate != true { summary.bytes += scheduler.results[j]?.bytes ?? 0 }
+            if scheduler.results[j]?.upToDate != true { summary.bytes += scheduler.results[j]?.transferred ?? 0 }
             jobs.append(RunResult.Job(planned: plan.jobs[j], lifecycle: lifecycle, result: scheduler.results[j]))
         }
         events.handle(.runFinished(summary))
@@ -140,10 +140,12 @@ public final class Executor: Sendable {
             case .start(let j, let attempt):
                 let job = plan.jobs[j]
                 logger.debug("job started", metadata: ["job.id": "\(job.id)", "job.attempt": "\(attempt)"])
-                let started = RunEvent.jobStarted(id: job.id, attempt: attempt, source: job.source(relativeTo: plan.directory), destination: display(job.destination))
+                let source = job.source(relativeTo: plan.directory), destination = display(job.destination)
                 let board = progress, clock = clock, events = events
                 group.addTask {
-                    let announce = StartAnnouncement { events.handle(started) }
+                    let announce = StartAnnouncement { offset in
+                        events.handle(.jobStarted(id: job.id, attempt: attempt, source: source, destination: destination, resumeFrom: offset))
+                    }
                     let counters = TransferProgress()
                     board.register(job.id, counters, at: clock.now())
                     let result = await runner.attempt(job, progress: counters, began: announce)
@@ -184,7 +186,7 @@ public final class Executor: Sendable {
             let duration = (attempt?.endedAt ?? .zero) - (attempt?.startedAt ?? .zero)
             let r = scheduler.results[j]
             events.handle(.jobSucceeded(id: plan.jobs[j].id, bytes: r?.bytes ?? 0, duration: duration, destination: display(r?.destination ?? ""),
-                                        archive: r?.archive))
+                                        archive: r?.archive, resumedFrom: r?.resumedFrom ?? 0))
         case .upToDate(let j):
             events.handle(.jobUpToDate(id: plan.jobs[j].id, destination: display(scheduler.results[j]?.destination ?? "")))
         case .retrying(let j):

@@ -41,7 +41,7 @@ extension JobRunner {
         case .fresh, .changed, .existing:
             break
         }
-        began()
+        began(resumeFrom: resumeFrom)
         // An edited job starts fresh. A partial its old definition left under another name
         // (a new `to`) is of no use now, and its record is about to be replaced: deleted
         // first, so that no partial is ever left that no record names.
@@ -309,6 +309,8 @@ extension JobRunner {
             try? checkpoints?.save(record)
             throw failure
         }
-        return AttemptResult(bytes: total, destination: final, sha256: digest, httpStatus: outcome.status == 0 ? nil : outcome.status)
+        var result = AttemptResult(bytes: total, destination: final, sha256: digest, httpStatus: outcome.status == 0 ? nil : outcome.status)
+        result.resumedFrom = outcome.resumed ? resumeFrom : 0
+        return result
     }
 }

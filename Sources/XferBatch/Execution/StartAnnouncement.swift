@@ -11,16 +11,17 @@ import Synchronization
 /// ends, which is a no-op then, and otherwise announces an attempt that failed before
 /// getting there, so that every `FAILED` follows its `start`.
 final class StartAnnouncement: Sendable {
-    private let announce: @Sendable () -> Void
+    private let announce: @Sendable (_ resumeFrom: Int64) -> Void
     private let done = Mutex(false)
 
-    init(_ announce: @escaping @Sendable () -> Void) {
+    init(_ announce: @escaping @Sendable (_ resumeFrom: Int64) -> Void) {
         self.announce = announce
     }
 
-    /// Announces, the first time only.
-    func callAsFunction() {
+    /// Announces, the first time only; `resumeFrom`: the bytes of a partial file the
+    /// attempt asks the server to continue, shown so that a resumed run says so.
+    func callAsFunction(resumeFrom: Int64 = 0) {
         guard done.withLock({ done in defer { done = true }; return !done }) else { return }
-        announce()
+        announce(resumeFrom)
     }
 }

@@ -62,12 +62,13 @@ public struct RunReport {
             w.member("reason", lc.reason)
             w.member("httpStatus", job.result?.httpStatus.map(Int64.init))
             w.member("bytes", job.result?.bytes)
+            w.member("resumedFrom", job.result?.resumedFrom)
             let first = lc.attempts.first?.startedAt
             let last = lc.attempts.last?.endedAt
             w.key("durationSeconds")
             if let first, let last { w.double(seconds(last - first)) } else { w.null() }
             w.key("bytesPerSecond")
-            if let bytes = job.result?.bytes, let first, let last, last > first {
+            if let bytes = job.result?.transferred, let first, let last, last > first {
                 w.double((Double(bytes) / seconds(last - first)).rounded())
             } else {
                 w.null()
