@@ -135,6 +135,29 @@ struct CheckpointRunTests {
         #expect(told == ["a started at 4", "a has 10, 4 from before"])
     }
 
+    /// A 304 moves no file: the report gives its job no speed. It gave the file's size over
+    /// the request's time (50,000,000,000 bytes/s for 300 MB answered in 6 ms).
+    @Test func aRefreshAnsweredNotModifiedHasNoSpeedInTheReport() async throws {
+        let t = try E(holdFor: .milliseconds(100))
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body(Array(repeating: 7, count: 1000), headers: ["etag": "\"v1\""]), .status(304)])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "refresh": "conditional""#))
+        var starts = t.transport.starts.makeAsyncIterator()
+        _ = await t.run(plan, store: store)
+        _ = await starts.next()
+        let refresh = Task { await t.run(plan, store: store) }
+        _ = await starts.next()
+        t.clock.advance(by: .seconds(1))  // while the request is held
+        let result = await refresh.value
+        #expect(result.job("a")?.result?.httpStatus == 304)
+        let json = RunReport(result: result, plan: plan, manifestFingerprint: "", startedAt: Date()).json()
+        let report = try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any]
+        let job = try #require((report?["jobs"] as? [[String: Any]])?.first)
+        #expect(job["durationSeconds"] as? Double == 1)
+        #expect(job["bytesPerSecond"] is NSNull)
+    }
+
     @Test func aPartialThatIsAlreadyCompleteIsFinishedWithoutDownloadingItAgain() async throws {
         // A kill between the last byte and the rename leaves the whole file in the partial;
         // the server answers the resume with 416 `bytes */10`.

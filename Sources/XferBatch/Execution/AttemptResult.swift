@@ -16,8 +16,9 @@ public struct AttemptResult: Sendable, Equatable {
     /// 0 when the file was fetched from its first byte.
     public var resumedFrom: Int64 = 0
 
-    /// What this attempt moved over the network: its speed is this over its duration.
-    public var transferred: Int64 { bytes - resumedFrom }
+    /// What this attempt moved over the network (nothing when up to date, a 304 included):
+    /// its speed is this over its duration.
+    public var transferred: Int64 { upToDate ? 0 : bytes - resumedFrom }
 }
 
 /// Entries and bytes of an archive job (files in, archive out) or an extract job (archive

@@ -125,7 +125,7 @@ public final class Executor: Sendable {
             case .skipped: summary.skipped += 1
             default: summary.cancelled += 1
             }
-            if scheduler.results[j]?.upToDate != true { summary.bytes += scheduler.results[j]?.transferred ?? 0 }
+            summary.bytes += scheduler.results[j]?.transferred ?? 0
             jobs.append(RunResult.Job(planned: plan.jobs[j], lifecycle: lifecycle, result: scheduler.results[j]))
         }
         events.handle(.runFinished(summary))

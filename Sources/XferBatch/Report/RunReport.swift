@@ -68,8 +68,10 @@ public struct RunReport {
             w.key("durationSeconds")
             if let first, let last { w.double(seconds(last - first)) } else { w.null() }
             w.key("bytesPerSecond")
-            if let bytes = job.result?.transferred, let first, let last, last > first {
-                w.double((Double(bytes) / seconds(last - first)).rounded())
+            // Of what this run moved: none for a job up to date (a 304 too), not the whole
+            // file for a resumed one.
+            if let result = job.result, !result.upToDate, let first, let last, last > first {
+                w.double((Double(result.transferred) / seconds(last - first)).rounded())
             } else {
                 w.null()
             }
