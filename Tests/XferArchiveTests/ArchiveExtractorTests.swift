@@ -68,6 +68,28 @@ struct ArchiveExtractorTests {
         #expect(s.allPaths() == ["one", "one/two", "one/two/three"])
     }
 
+    /// A sparse file (GNU tar `--sparse`: a disk image, a cloud image's `disk.raw`) keeps
+    /// its holes, as `tar -x` keeps them, and they count for nothing against `maxBytes`: a
+    /// 16 MiB image holding 12 KiB of data fits under 1 MiB. Its holes were written out as
+    /// zeros (a 10 GiB image with 1 GiB of data took 10 GiB of disk), and its declared size
+    /// alone went over `maxBytes`.
+    @Test(arguments: ["sparse-gnu.tar.gz", "sparse-pax.tar.gz"])
+    func aSparseFileKeepsItsHolesWhichDoNotCountAsWritten(fixture: String) throws {
+        let s = try ExtractionScratch()
+        let result = try s.extract(ExtractionScratch.fixture(fixture), options: .init(maxBytes: 1 << 20))
+        #expect(result.bytesOut == 3 * 4096)
+        let image = try #require(FileManager.default.contents(atPath: s.target + "/disk.img"))
+        #expect(image.count == 16 << 20)
+        var expected = [UInt8](repeating: 0, count: 16 << 20)
+        for (offset, byte) in [(0, UInt8(ascii: "A")), (5 << 20, UInt8(ascii: "B")), ((16 << 20) - 4096, UInt8(ascii: "C"))] {
+            expected.replaceSubrange(offset..<offset + 4096, with: repeatElement(byte, count: 4096))
+        }
+        #expect(image == Data(expected))
+        var info = stat()
+        #expect(stat(s.target + "/disk.img", &info) == 0)
+        #expect(Int(info.st_blocks) * 512 < 1 << 20, "allocated: \(Int(info.st_blocks) * 512) bytes")
+    }
+
     @Test func moreEntriesThanMaxEntriesAreRefused() throws {
         let s = try ExtractionScratch()
         #expect {

@@ -17,10 +17,9 @@ import Glibc
 /// (as `tar -x`; `ExtractionOptions.keepsArchivedModes`); owners are not (the files belong
 /// to whoever runs the extraction). The folder itself ends with the mode of the folder it
 /// replaces, else with a new folder's (0777 less the umask), as do folders the archive
-/// implies without listing them. Memory is flat: data moves in 256 KiB blocks.
+/// implies without listing them. Memory is flat: data moves in libarchive's blocks, written
+/// at their offsets, so a sparse file's holes stay holes.
 public enum ArchiveExtractor {
-    static let blockSize = 256 * 1024
-
     /// Extracts `archive` and installs the result at `target` (a folder, replaced as a
     /// whole if it exists) by way of `staging` (a sibling name the caller reserves).
     /// `progress` receives the data bytes written so far, once per block, and returns
@@ -74,8 +73,6 @@ public enum ArchiveExtractor {
         let folder = try StagingFolder(path: staging, impliedFolderMode: newFolderMode)
         // The umask, learned as `newFolderMode` (0777 less it), applies unless modes are kept.
         let modeMask: UInt32 = options.keepsArchivedModes ? 0o777 : newFolderMode
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16)
-        defer { buffer.deallocate() }
         var result = ExtractionResult(entries: 0, files: 0, folders: 0, links: 0, bytesIn: 0, bytesOut: 0)
         var links: [(entry: String, components: [String], target: String)] = []
         while true {
@@ -98,10 +95,12 @@ public enum ArchiveExtractor {
                 try folder.makeFolder(components, mode: header.permissions & modeMask, mtime: header.mtime, entry: entry)
                 result.folders += 1
             case .file:
-                if let size = header.size, size > options.maxBytes - result.bytesOut {
+                // Refused before its first byte when its size is all data; a sparse file's
+                // holes are never written, so only what is written counts then.
+                if !header.mayHaveHoles, let size = header.size, size > options.maxBytes - result.bytesOut {
                     throw .tooManyBytes(limit: options.maxBytes, entry: entry)
                 }
-                result.bytesOut = try writeFile(header, components, in: folder, from: reader, buffer: buffer,
+                result.bytesOut = try writeFile(header, components, in: folder, from: reader,
                                                 written: result.bytesOut, limit: options.maxBytes, modeMask: modeMask, progress: progress)
                 result.files += 1
             case .symlink:
@@ -129,9 +128,11 @@ public enum ArchiveExtractor {
         return result
     }
 
-    /// Streams one file's data; returns the running total of bytes written.
+    /// Streams one file's data, block by block at the offsets the archive gives, so that a
+    /// sparse file's holes stay holes (as `tar -x` keeps them) instead of taking their
+    /// size in zeros on the disk; returns the running total of data bytes written.
     private static func writeFile(_ header: ArchiveReader.Header, _ components: [String], in folder: StagingFolder, from reader: ArchiveReader,
-                                  buffer: UnsafeMutableRawPointer, written: Int64, limit: Int64, modeMask: UInt32,
+                                  written: Int64, limit: Int64, modeMask: UInt32,
                                   progress: (Int64) -> Bool) throws(ExtractionError) -> Int64 {
         let dir = try folder.parent(of: components, entry: header.name)
         let name = components[components.count - 1]
@@ -141,22 +142,31 @@ public enum ArchiveExtractor {
         if fd < 0 { throw StagingFolder.ioError(shown, "cannot create file") }
         defer { close(fd) }
         var total = written
+        var end: Int64 = 0
         while true {
-            let n: Int
-            do { n = try reader.read(into: buffer, count: blockSize) } catch { throw .unreadable(error) }
-            if n == 0 { break }
+            let next: (bytes: UnsafeRawBufferPointer, offset: Int64)?
+            do { next = try reader.nextBlock() } catch { throw .unreadable(error) }
+            guard let (bytes, start) = next else { break }
+            let n = bytes.count
+            if n == 0 { continue }
             if Int64(n) > limit - total { throw .tooManyBytes(limit: limit, entry: header.name) }
-            var offset = 0
-            while offset < n {
-                let w = write(fd, buffer + offset, n - offset)
+            var done = 0
+            while done < n {
+                let w = pwrite(fd, bytes.baseAddress! + done, n - done, off_t(start) + off_t(done))
                 if w < 0 {
                     if errno == EINTR { continue }
                     throw StagingFolder.ioError(shown, "cannot write")
                 }
-                offset += w
+                done += w
             }
+            end = max(end, start + Int64(n))
             total += Int64(n)
             if !progress(total) { throw .cancelled }
+        }
+        // A hole at the end has no block after it: the file is given its length (only where
+        // holes can be: a zip's size is all data, and one that lies is not believed).
+        if header.mayHaveHoles, let size = header.size, size > end, ftruncate(fd, off_t(size)) != 0 {
+            throw StagingFolder.ioError(shown, "cannot give the file its length of \(size) bytes")
         }
         let mode = header.permissions & 0o777
         _ = fchmod(fd, (mode == 0 ? 0o644 : mode) & modeMask)

@@ -16,8 +16,12 @@ final class ArchiveReader {
 
         var name: String
         var kind: Kind
-        /// Declared data size; nil when the header does not say (streamed zip entries).
+        /// Declared size; nil when the header does not say (streamed zip entries). A tar
+        /// entry may be sparse, and then its data is less: see `mayHaveHoles`.
         var size: Int64?
+        /// Whether the entry's format can store a sparse file (tar's GNU and pax forms; zip
+        /// cannot), whose declared size counts holes that are never written.
+        var mayHaveHoles: Bool
         var permissions: UInt32
         /// Seconds and nanoseconds since 1970, when the archive records it.
         var mtime: (seconds: Int, nanoseconds: Int)?
@@ -88,14 +92,23 @@ final class ArchiveReader {
         }
         let size: Int64? = archive_entry_size_is_set(e) != 0 ? Int64(archive_entry_size(e)) : nil
         let mtime = archive_entry_mtime_is_set(e) != 0 ? (Int(archive_entry_mtime(e)), Int(archive_entry_mtime_nsec(e))) : nil
-        return Header(name: name, kind: kind, size: size, permissions: UInt32(archive_entry_perm(e)), mtime: mtime, linkTarget: target)
+        let tar = archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR
+        return Header(name: name, kind: kind, size: size, mayHaveHoles: tar, permissions: UInt32(archive_entry_perm(e)), mtime: mtime,
+                      linkTarget: target)
     }
 
-    /// Reads up to `count` bytes of the current entry's data; 0 at its end.
-    func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(ArchiveError) -> Int {
-        let n = archive_read_data(handle, buffer, count)
-        if n < 0 { throw ArchiveError(code: Int32(truncatingIfNeeded: n), message: "cannot read data: \(errorText)") }
-        return n
+    /// The current entry's next block of data and where in the file it goes, or nil at the
+    /// entry's end. The gaps between blocks are the holes of a sparse file (GNU tar
+    /// `--sparse`), which hold zeros without being stored. The bytes are libarchive's,
+    /// valid until the next call.
+    func nextBlock() throws(ArchiveError) -> (bytes: UnsafeRawBufferPointer, offset: Int64)? {
+        var start: UnsafeRawPointer? = nil
+        var count = 0
+        var offset: Int64 = 0
+        let r = archive_read_data_block(handle, &start, &count, &offset)
+        if r == ARCHIVE_EOF { return nil }
+        try check(r, "cannot read data")
+        return (UnsafeRawBufferPointer(start: start, count: count), offset)
     }
 
     /// Bytes read from the archive file so far (compressed).

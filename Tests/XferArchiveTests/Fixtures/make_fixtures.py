@@ -79,3 +79,18 @@ tar("device.tar", [entry("dev/null", tarfile.CHRTYPE, mode=0o666)])
 with zipfile.ZipFile("bomb.zip", "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
     z.writestr("zeros.bin", bytes(64 << 20))
 tar("many-entries.tar.gz", [file(f"f{i:03}") for i in range(200)], mode="w:gz")
+
+# Sparse files as GNU tar stores them (`--sparse`: a VM disk image, a cloud image's disk.raw):
+# 16 MiB with 4 KiB of A at 0, of B at 5 MiB and of C at the end; holes everywhere else.
+# Python's tarfile cannot write sparse entries, so GNU tar does, in both of its formats.
+import os, subprocess, tempfile
+with tempfile.TemporaryDirectory() as d:
+    with open(os.path.join(d, "disk.img"), "wb") as f:
+        f.truncate(16 << 20)
+        for offset, byte in [(0, b"A"), (5 << 20, b"B"), ((16 << 20) - 4096, b"C")]:
+            f.seek(offset)
+            f.write(byte * 4096)
+    common = ["--sparse", "--owner=0", "--group=0", f"--mtime=@{MTIME}", "-C", d, "disk.img"]
+    subprocess.run(["tar", "--format=gnu", "-czf", "sparse-gnu.tar.gz"] + common, check=True)
+    subprocess.run(["tar", "--format=posix", "--sparse-version=1.0", "--pax-option=delete=atime,delete=ctime",
+                    "-czf", "sparse-pax.tar.gz"] + common, check=True)
