@@ -90,6 +90,17 @@ struct ArchiveExtractorTests {
         #expect(Int(info.st_blocks) * 512 < 1 << 20, "allocated: \(Int(info.st_blocks) * 512) bytes")
     }
 
+    /// A sparse file ending in a hole has no data block after it: it came out cut at its
+    /// last block (a 6 GiB disk image 5,987,368,960 bytes long).
+    @Test func aSparseFileEndingInAHoleKeepsItsLength() throws {
+        let s = try ExtractionScratch()
+        let result = try s.extract(ExtractionScratch.fixture("sparse-tail.tar.gz"))
+        #expect(result.bytesOut == 4096)
+        var expected = [UInt8](repeating: 0, count: 8 << 20)
+        expected.replaceSubrange((1 << 20)..<(1 << 20) + 4096, with: repeatElement(UInt8(ascii: "D"), count: 4096))
+        #expect(FileManager.default.contents(atPath: s.target + "/tail.img") == Data(expected))
+    }
+
     @Test func moreEntriesThanMaxEntriesAreRefused() throws {
         let s = try ExtractionScratch()
         #expect {

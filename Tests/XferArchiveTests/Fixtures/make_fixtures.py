@@ -94,3 +94,12 @@ with tempfile.TemporaryDirectory() as d:
     subprocess.run(["tar", "--format=gnu", "-czf", "sparse-gnu.tar.gz"] + common, check=True)
     subprocess.run(["tar", "--format=posix", "--sparse-version=1.0", "--pax-option=delete=atime,delete=ctime",
                     "-czf", "sparse-pax.tar.gz"] + common, check=True)
+
+# One that ends in a hole, which no data block follows: 8 MiB, 4 KiB of D at 1 MiB.
+with tempfile.TemporaryDirectory() as d:
+    with open(os.path.join(d, "tail.img"), "wb") as f:
+        f.truncate(8 << 20)
+        f.seek(1 << 20)
+        f.write(b"D" * 4096)
+    subprocess.run(["tar", "--format=gnu", "--sparse", "--owner=0", "--group=0", f"--mtime=@{MTIME}",
+                    "-czf", "sparse-tail.tar.gz", "-C", d, "tail.img"], check=True)
