@@ -101,6 +101,19 @@ struct ArchiveExtractorTests {
         #expect(FileManager.default.contents(atPath: s.target + "/tail.img") == Data(expected))
     }
 
+    /// An encrypted entry is named as such. It failed as "cannot read data: Passphrase
+    /// required for this entry", followed by advice for a damaged download.
+    @Test func anEncryptedEntryIsRefusedAsEncrypted() throws {
+        let s = try ExtractionScratch()
+        #expect {
+            _ = try s.extract(ExtractionScratch.fixture("encrypted.zip"))
+        } throws: { error in
+            guard case ExtractionError.encrypted(let entry) = error else { return false }
+            return entry == "a.txt"
+        }
+        #expect(s.allPaths() == ["one", "one/two", "one/two/three"])
+    }
+
     @Test func moreEntriesThanMaxEntriesAreRefused() throws {
         let s = try ExtractionScratch()
         #expect {

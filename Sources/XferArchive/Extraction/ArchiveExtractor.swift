@@ -95,6 +95,7 @@ public enum ArchiveExtractor {
                 try folder.makeFolder(components, mode: header.permissions & modeMask, mtime: header.mtime, entry: entry)
                 result.folders += 1
             case .file:
+                if header.encrypted { throw .encrypted(entry: entry) }
                 // Refused before its first byte when its size is all data; a sparse file's
                 // holes are never written, so only what is written counts then.
                 if !header.mayHaveHoles, let size = header.size, size > options.maxBytes - result.bytesOut {

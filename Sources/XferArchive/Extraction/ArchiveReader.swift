@@ -27,6 +27,8 @@ final class ArchiveReader {
         var mtime: (seconds: Int, nanoseconds: Int)?
         /// The target of a symbolic or hard link.
         var linkTarget: String?
+        /// Whether its data or name is encrypted (a zip made with a password).
+        var encrypted = false
     }
 
     private let handle: OpaquePointer
@@ -94,7 +96,7 @@ final class ArchiveReader {
         let mtime = archive_entry_mtime_is_set(e) != 0 ? (Int(archive_entry_mtime(e)), Int(archive_entry_mtime_nsec(e))) : nil
         let tar = archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR
         return Header(name: name, kind: kind, size: size, mayHaveHoles: tar, permissions: UInt32(archive_entry_perm(e)), mtime: mtime,
-                      linkTarget: target)
+                      linkTarget: target, encrypted: archive_entry_is_encrypted(e) != 0)
     }
 
     /// The current entry's next block of data and where in the file it goes, or nil at the

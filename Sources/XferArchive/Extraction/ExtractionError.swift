@@ -27,6 +27,8 @@ public enum ExtractionError: Error, Sendable, CustomStringConvertible {
     case tooManyBytes(limit: Int64, entry: String)
     /// libarchive could not read the archive (corrupt, truncated, wrong format).
     case unreadable(ArchiveError)
+    /// An entry is encrypted (a zip made with a password): no passphrase can be given.
+    case encrypted(entry: String)
     /// The caller asked to stop (its progress callback returned false).
     case cancelled
     /// A local file operation failed (ENOSPC, EACCES...).
@@ -42,6 +44,8 @@ public enum ExtractionError: Error, Sendable, CustomStringConvertible {
         case .tooManyBytes(let limit, let entry):
             "extracting \"\(entry)\" would exceed \(limit) bytes (maxBytes); refused as a possible archive bomb"
         case .unreadable(let error): "cannot read the archive: \(error.message)"
+        case .encrypted(let entry):
+            "entry \"\(entry)\" is encrypted, and xferbatch does not decrypt archives: unpack it with a tool given the passphrase, or have it published unencrypted"
         case .cancelled: "cancelled"
         case .io(let path, _, let message): "\(path): \(message)"
         case .foreignFiles(let folder, let examples, let count):

@@ -62,6 +62,7 @@ struct ExtractRunner {
         case .cancelled: JobFailure(kind: .cancelled, code: "cancelled", message: "cancelled")
         case .io(_, let code, _): JobFailure(kind: .local, code: ErrnoName.name(code), message: error.description)
         case .foreignFiles: JobFailure(kind: .permanent, code: "foreign-files", message: error.description)
+        case .encrypted: JobFailure(kind: .permanent, code: "archive-encrypted", message: error.description)
         }
     }
 

@@ -103,3 +103,10 @@ with tempfile.TemporaryDirectory() as d:
         f.write(b"D" * 4096)
     subprocess.run(["tar", "--format=gnu", "--sparse", "--owner=0", "--group=0", f"--mtime=@{MTIME}",
                     "-czf", "sparse-tail.tar.gz", "-C", d, "tail.img"], check=True)
+
+# A zip whose entry is encrypted (ZipCrypto, passphrase "pw"), as bsdtar writes it.
+with tempfile.TemporaryDirectory() as d:
+    with open(os.path.join(d, "a.txt"), "w") as f:
+        f.write("secret\n")
+    subprocess.run(["bsdtar", "--format", "zip", "--options", "zip:encryption=zipcrypt", "--passphrase", "pw",
+                    "-cf", os.path.abspath("encrypted.zip"), "-C", d, "a.txt"], check=True)
