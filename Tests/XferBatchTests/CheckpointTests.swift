@@ -101,16 +101,21 @@ struct CheckpointRunTests {
         let t = try E()
         defer { t.cleanUp() }
         let store = InMemoryCheckpointStore()
-        let content = Array("0123456789".utf8)
-        let plan = try Self.plantPartial(t, store, content: content, partial: Array(content[..<4]), boot: BootID.current)
-        let result = await t.run(plan, store: store)
+        let result = try await Self.resumeFourOfTen(t, store)
         let request = try #require(t.transport.requests.first)
         #expect(request.resumeFrom == 4)
         #expect(request.ifRange == "\"v1\"")
         #expect(result.state("a") == .succeeded)
         #expect(result.job("a")?.result?.bytes == 10)
-        #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data(content))
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data("0123456789".utf8))
         #expect(try store.load("a")?.phase == .done)
+    }
+
+    /// Runs a download of "0123456789" whose first 4 bytes an earlier run of this boot left.
+    static func resumeFourOfTen(_ t: E, _ store: InMemoryCheckpointStore) async throws -> RunResult {
+        let content = Array("0123456789".utf8)
+        let plan = try plantPartial(t, store, content: content, partial: Array(content[..<4]), boot: BootID.current)
+        return await t.run(plan, store: store)
     }
 
     /// A resumed download says so as it starts and ends, and counts only what it fetched:
@@ -118,10 +123,7 @@ struct CheckpointRunTests {
     @Test func aResumedDownloadSaysWhereItResumedAndCountsOnlyTheBytesItFetched() async throws {
         let t = try E()
         defer { t.cleanUp() }
-        let store = InMemoryCheckpointStore()
-        let content = Array("0123456789".utf8)
-        let plan = try Self.plantPartial(t, store, content: content, partial: Array(content[..<4]), boot: BootID.current)
-        let result = await t.run(plan, store: store)
+        let result = try await Self.resumeFourOfTen(t, InMemoryCheckpointStore())
         #expect(result.job("a")?.result?.bytes == 10)
         #expect(result.job("a")?.result?.resumedFrom == 4)
         #expect(result.summary.bytes == 6)
