@@ -138,25 +138,27 @@ struct CheckpointRunTests {
     }
 
     /// A 304 moves no file: the report gives its job no speed. It gave the file's size over
-    /// the request's time (50,000,000,000 bytes/s for 300 MB answered in 6 ms).
+    /// the request's time (50,000,000,000 bytes/s for 300 MB answered in 6 ms). Every reading
+    /// of this clock is a second later, so the attempt takes time without a real wait.
     @Test func aRefreshAnsweredNotModifiedHasNoSpeedInTheReport() async throws {
-        let t = try E(holdFor: .milliseconds(100))
+        final class TickingClock: ExecutionClock {
+            private let time = Mutex(Duration.zero)
+            func now() -> Duration { time.withLock { $0 += .seconds(1); return $0 } }
+            func sleep(for duration: Duration) async throws { try Task.checkCancellation() }
+        }
+        let t = try E()
         defer { t.cleanUp() }
         let store = InMemoryCheckpointStore()
         t.transport.script("https://x.org/a", [.body(Array(repeating: 7, count: 1000), headers: ["etag": "\"v1\""]), .status(304)])
         let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "refresh": "conditional""#))
-        var starts = t.transport.starts.makeAsyncIterator()
         _ = await t.run(plan, store: store)
-        _ = await starts.next()
-        let refresh = Task { await t.run(plan, store: store) }
-        _ = await starts.next()
-        t.clock.advance(by: .seconds(1))  // while the request is held
-        let result = await refresh.value
+        let result = await Executor(plan: plan, transport: t.transport, clock: TickingClock(), events: t.events, environment: [:],
+                                    options: .init(checkpoints: store), random: { 0.5 }).run()
         #expect(result.job("a")?.result?.httpStatus == 304)
         let json = RunReport(result: result, plan: plan, manifestFingerprint: "", startedAt: Date()).json()
         let report = try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any]
         let job = try #require((report?["jobs"] as? [[String: Any]])?.first)
-        #expect(job["durationSeconds"] as? Double == 1)
+        #expect((job["durationSeconds"] as? Double ?? 0) > 0)
         #expect(job["bytesPerSecond"] is NSNull)
     }
 
