@@ -1,9 +1,11 @@
-// Typed wrappers for libcurl's variadic functions, which Swift cannot call.
-// Nothing else lives here: all logic is in the XferCurl module.
+// Typed wrappers for libcurl's variadic functions, which Swift cannot call, and glibc's
+// mallopt for libcurl's receive buffers (malloc.h is not in Swift's Glibc module; see
+// ReceiveBufferMemory.swift). Nothing else lives here: all logic is in the XferCurl module.
 #ifndef XFERBATCH_CCURL_SHIM_H
 #define XFERBATCH_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <malloc.h>
 
 static inline CURLcode xb_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode xb_easy_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }

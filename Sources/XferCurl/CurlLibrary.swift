@@ -31,5 +31,9 @@ public enum CurlLibrary {
     }
 
     /// Initialises libcurl once per process; every later call returns the first result.
-    static let initialisation: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
+    /// The heap is set up for its receive buffers first (see `ReceiveBufferMemory`).
+    static let initialisation: CURLcode = {
+        ReceiveBufferMemory.keepInHeap()
+        return curl_global_init(Int(CURL_GLOBAL_ALL))
+    }()
 }

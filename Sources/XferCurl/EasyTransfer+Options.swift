@@ -65,7 +65,8 @@ extension EasyTransfer {
         // body. 512 KiB instead of 64 KiB took a 512 MiB download from 0.74 s to 0.54 s of
         // CPU time (bench/big-cpu, with hashing switched off in a scratch build); 2,000 small
         // files cost the same either way (bench/run-cpu). A small body touches only the
-        // pages it fills, so the memory is virtual until a large body uses it.
+        // pages it fills, so the memory is virtual until a large body uses it, and the next
+        // transfer reuses those pages (`ReceiveBufferMemory`).
         //
         // Not under a rate limit: libcurl checks the rate between passes, and one pass
         // reads the socket up to 100 times while data is waiting, so from a fast server a
