@@ -21,6 +21,18 @@ public struct FileStamp: Sendable, Equatable {
     public static func of(_ path: String) -> FileStamp? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return FileStamp(size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+        return FileStamp(info)
+    }
+
+    /// The stamp of the file open as `descriptor`, or nil when it cannot be read. Cheaper
+    /// than `of(_:)` on its name, which walks the path again (once per finished download).
+    public static func of(descriptor: Int32) -> FileStamp? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return FileStamp(info)
+    }
+
+    private init(_ info: stat) {
+        self.init(size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 }

@@ -285,7 +285,7 @@ extension JobRunner {
         record.partialPath = nil
         record.etag = outcome.etag ?? record.etag
         record.lastModified = outcome.lastModified ?? record.lastModified
-        record.finalModified = FileStamp.of(partial)?.modified  // a rename keeps it
+        record.finalModified = FileStamp.of(descriptor: fd)?.modified  // the partial's; a rename keeps it
         record.updatedAt = Date().timeIntervalSince1970
         try commit(record, finishedFile: true)
         guard rename(partial, final) == 0 else {
