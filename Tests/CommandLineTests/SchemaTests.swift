@@ -62,4 +62,40 @@ struct SchemaTests {
         let result = try await check("schemas/plan.schema.json", plans)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     }
+
+    /// The answers `plan` gives only after a run: up to date, inputs changed, output changed.
+    @Test func aPlanAfterARunMatchesThePlanSchema() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-plan-after-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("out"), withIntermediateDirectories: true)
+        let inputs = [folder.appendingPathComponent("in.txt"), folder.appendingPathComponent("out/packed.txt")]
+        for input in inputs { try Data("one".utf8).write(to: input) }
+        let manifest = folder.appendingPathComponent("m.json")
+        try Data(#"""
+            {"version": 1, "outputDir": "out", "jobs": [
+              {"id": "d", "download": {"url": "data:,hello", "to": "d.txt"}},
+              {"id": "z", "archive": {"from": ["d", "packed.txt"], "to": "z.tar"}},
+              {"id": "x", "extract": {"from": "z", "to": "x/"}},
+              {"id": "u", "upload": {"from": "in.txt", "url": "file://\#(folder.path)/sent.txt"}}
+            ]}
+            """#.utf8).write(to: manifest)
+        #expect(try await CommandRunner.run(["run", "-q", manifest.path]).status == 0)
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("out/x"))
+        var plans: [String] = []
+        for (name, edit) in [("unchanged", false), ("changed", true)] {
+            if edit { for input in inputs { try Data("two".utf8).write(to: input) } }
+            let result = try await CommandRunner.run(["plan", "--format", "json", manifest.path])
+            #expect(result.status == 0)
+            let file = folder.appendingPathComponent("\(name).json")
+            try result.stdout.write(to: file, atomically: true, encoding: .utf8)
+            plans.append(file.path)
+            let actions = (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["jobs"]
+                .flatMap { $0 as? [[String: Any]] }?.compactMap { ($0["run"] as? [String: Any])?["action"] as? String }
+            #expect(actions == (edit ? ["up-to-date", "inputs-changed", "skip-if-unchanged", "inputs-changed"]
+                                     : ["up-to-date", "up-to-date", "output-changed", "up-to-date"]))
+        }
+        let result = try await check("schemas/plan.schema.json", plans)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
 }

@@ -19,4 +19,10 @@ extension FileStamp {
         }.joined(separator: "\n"))
         return (digest, total)
     }
+
+    /// `inputs` of an upload's sources, each named by its path: what an upload records as
+    /// sent (in its checkpoint's `etag`), and what `plan` compares with that.
+    static func sources(_ paths: [String]) -> String {
+        inputs(paths.map { ($0, $0) }).digest
+    }
 }

@@ -70,11 +70,20 @@ struct ArchiveRunner {
     /// inside an input folder, or matched by a glob, it would otherwise be packed into the
     /// next build, which would then never be up to date.
     private func entries(of job: PlannedJob, prefix: String, own: String) throws -> [ArchiveWriter.Entry] {
+        try Self.inputFiles(of: job, prefix: prefix, own: own, outputDirectory: outputDirectory, runFolders: runFolders,
+                            output: outputs.path(of:)).map { ArchiveWriter.Entry(name: $0.name, sourcePath: $0.path) }
+    }
+
+    /// Each input file of an archive job, with its name in the archive (see `entries`);
+    /// `output` gives the file a job named as an input produced (this run's, or for `plan`
+    /// the one its record names).
+    static func inputFiles(of job: PlannedJob, prefix: String, own: String, outputDirectory: String, runFolders: [String],
+                           output: (String) -> String?) throws(JobFailure) -> [(name: String, path: String)] {
         var files: [String] = []
         for input in job.inputs {
             switch input {
             case .job(let id, _):
-                guard let path = outputs.path(of: id) else {
+                guard let path = output(id) else {
                     throw JobFailure(kind: .permanent, code: "missing-input", message: "job \"\(id)\" produced no file in this run")
                 }
                 files.append(path)
@@ -90,8 +99,7 @@ struct ArchiveRunner {
         }
         var seen = Set<String>()
         return files.filter { seen.insert($0).inserted }.map { path in
-            ArchiveWriter.Entry(name: prefix + PathText.display(path, relativeTo: outputDirectory).split(separator: "/").joined(separator: "/"),
-                                sourcePath: path)
+            (name: prefix + PathText.display(path, relativeTo: outputDirectory).split(separator: "/").joined(separator: "/"), path: path)
         }.sorted { $0.name < $1.name }
     }
 }

@@ -27,7 +27,7 @@ extension JobRunner {
         // as recorded -> nothing is read (a nightly re-run of a 10 GiB backup upload would
         // otherwise read it all to say so); otherwise their SHA-256 decides, so a source
         // only touched is still sent once.
-        let stamp = FileStamp.inputs(sources.map { ($0, $0) }).digest
+        let stamp = FileStamp.sources(sources)
         let fingerprint = JobFingerprint.of(job)
         let stored = forceUploads ? nil : (try? checkpoints?.load(job.id)) ?? nil
         let done = stored.flatMap { $0.fingerprint == fingerprint && $0.phase == .done ? $0 : nil }
@@ -58,7 +58,7 @@ extension JobRunner {
         // Sent while a source changed (a log still written, a file replaced): the server
         // may hold bytes of both versions, and not the content hashed above. Not recorded
         // as done; the retry sends the source again.
-        guard FileStamp.inputs(sources.map { ($0, $0) }).digest == stamp else {
+        guard FileStamp.sources(sources) == stamp else {
             throw JobFailure(kind: .transient, code: TransferError.sourceChanged,
                              message: "\(sources.count == 1 ? sources[0] : "a source") changed while it was being sent; it is sent again")
         }

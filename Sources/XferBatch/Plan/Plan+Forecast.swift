@@ -23,8 +23,15 @@ public struct RunForecast: Sendable {
         /// A download an archive job with `removeSources` packed and removed, that archive
         /// unchanged since (`PackedSources`): nothing to transfer; `archive` holds it.
         case packed(archive: String)
-        /// An upload or archive done before: skipped if its inputs did not change.
+        /// An upload, archive or extraction done before whose inputs a job before it may
+        /// still change in the run: skipped if they are as recorded then.
         case skipIfUnchanged
+        /// An upload, archive or extraction done before whose inputs changed since: sent,
+        /// built or extracted again (an upload whose content is the same is not sent).
+        case inputsChanged
+        /// An archive or extraction done before, its inputs unchanged, whose output at `path`
+        /// is gone or not the one recorded: built or extracted again.
+        case outputChanged(path: String)
         /// The job would fail before transferring anything: its destination is not a file
         /// (`DestinationCheck`), its folder cannot be made or written in (`Folders`), an
         /// upload's source is a folder (`JobRunner.sourceProblem`), or a file its settings
@@ -141,6 +148,7 @@ public struct RunForecast: Sendable {
                 }
             }
         }
+        Self.settleDerivedJobs(&actions, plan: plan, store: store, packed: packed)
         self.actions = actions
         self.probes = probes
         self.inputs = Self.estimateInputs(plan)
@@ -155,7 +163,7 @@ public struct RunForecast: Sendable {
             guard case .download(let d) = plan.jobs[j].action, d.size == nil else { return false }
             switch actions[j] {
             case .transfer, .resume, .verify, .conditional: return true
-            case .upToDate, .adopt, .skipIfUnchanged, .fails, .packed, .intoOccupiedFolder: return false
+            case .upToDate, .adopt, .skipIfUnchanged, .inputsChanged, .outputChanged, .fails, .packed, .intoOccupiedFolder: return false
             }
         }
     }
@@ -177,7 +185,16 @@ public struct RunForecast: Sendable {
             case .archive: "build"
             case .extract: "extract"
             }
-        case .skipIfUnchanged: "skip if unchanged since the last run"
+        case .skipIfUnchanged: "skip if its inputs are unchanged once the jobs before it have run"
+        case .inputsChanged:
+            switch kind {
+            case .upload: "send again: the source changed since it was sent (not sent if its content is the same)"
+            case .archive: "build again: an input changed since the last build"
+            case .extract: "extract again: the archive changed since the last extraction"
+            case .download: "download"
+            }
+        case .outputChanged(let path):
+            kind == .extract ? "extract again: \(path) is no longer there" : "build again: \(path) is gone or not the file the last build wrote"
         case .intoOccupiedFolder(let path, let entries):
             "extract, but \(path) already holds \(entries) entr\(entries == 1 ? "y" : "ies") this job did not put there: the run fails unless the archive has every file in it (move them away or extract elsewhere)"
         case .fails(let reason): "fails: \(reason)"
@@ -195,6 +212,8 @@ public struct RunForecast: Sendable {
         case .adopt: "adopt"
         case .transfer: "transfer"
         case .skipIfUnchanged: "skip-if-unchanged"
+        case .inputsChanged: "inputs-changed"
+        case .outputChanged: "output-changed"
         case .intoOccupiedFolder: "into-occupied-folder"
         case .fails: "fails"
         case .packed: "packed"

@@ -164,6 +164,7 @@ extension Plan {
                     }
                     if case .upToDate(let path) = action { w.member("path", path) }
                     if case .verify(let path) = action { w.member("path", path) }
+                    if case .outputChanged(let path) = action { w.member("path", path) }
                     if case .adopt(let path) = action { w.member("path", path) }
                     if case .fails(let reason) = action { w.member("reason", reason) }
                     if case .packed(let archive) = action { w.member("archive", archive) }
