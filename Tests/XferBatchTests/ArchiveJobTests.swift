@@ -389,3 +389,28 @@ struct ArchiveJobTests {
         #expect(FileManager.default.contents(atPath: archive) == built)
     }
 }
+
+extension ArchiveJobTests {
+    /// A path input is under `outputDir`; one written as if relative to the manifest's
+    /// folder is not there, which `plan` says and the run says so, not libarchive.
+    @Test func anArchiveInputThatIsNotThereFailsAsMissingAndPlanSaysSo() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let missing = t.folder.path + "/notes.txt"
+        let plan = try t.plan(jobs: #"{"id": "z", "archive": {"from": ["notes.txt"], "to": "z.tar"}}"#)
+        let why = "\(missing) does not exist (an archive's inputs are job ids, or paths under outputDir)"
+        #expect(RunForecast(plan: plan, store: InMemoryCheckpointStore()).actions == [.fails(reason: why + ", and no job of this manifest writes it")])
+        let result = await t.run(plan, store: InMemoryCheckpointStore())
+        #expect(result.job("z")?.lifecycle.reason == "missing-input: " + why)
+        #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/z.tar.xferpart"))
+    }
+
+    /// A path another job writes is not there before the run, and is no problem.
+    @Test func anArchiveInputAnotherJobWritesIsNotMissing() throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a", to: "a.txt")
+                                  + #", {"id": "z", "dependsOn": ["a"], "archive": {"from": ["a.txt"], "to": "z.tar"}}"#)
+        #expect(RunForecast(plan: plan, store: InMemoryCheckpointStore()).actions == [.transfer, .transfer])
+    }
+}

@@ -18,6 +18,17 @@ enum ArchiveInputs {
         return [input]
     }
 
+    /// Why a path input (not a glob) cannot be packed because nothing is there, or nil.
+    ///
+    /// Without this the writer failed on it (`cannot read …: No such file or directory
+    /// (libarchive 2)`), and `plan` counted it as an input of unknown size. The reminder
+    /// is for the usual cause: a path written relative to the manifest's folder, where
+    /// archive inputs are relative to `outputDir`.
+    static func missing(_ input: String) -> String? {
+        guard !Glob.isPattern(input), FileStamp.of(input) == nil else { return nil }
+        return "\(input) does not exist (an archive's inputs are job ids, or paths under outputDir)"
+    }
+
     /// What a run would meet walking `input`, for `plan`: nil when every file can be packed
     /// (or the input is a job's output, or a single path).
     static func problem(walking input: JobInput, own: String, skipping runFolders: [String]) -> JobFailure? {

@@ -90,6 +90,9 @@ struct ArchiveRunner {
             case .path(let pattern):
                 if let problem = ArchiveInputs.unpackable(input) { throw DestinationCheck.failure(problem) }
                 let matches = try ArchiveInputs.files(of: pattern, excluding: own, skipping: runFolders)
+                if let missing = ArchiveInputs.missing(pattern) {
+                    throw JobFailure(kind: .permanent, code: "missing-input", message: missing)
+                }
                 if matches.isEmpty {
                     throw JobFailure(kind: .permanent, code: "missing-input",
                                      message: Glob.isPattern(pattern) ? "nothing matches \(pattern)" : "the folder \(pattern) holds no files")

@@ -118,6 +118,11 @@ public struct RunForecast: Sendable {
                     actions.append(.fails(reason: special))
                 } else if let problem = job.inputs.lazy.compactMap({ ArchiveInputs.problem(walking: $0, own: a.to, skipping: plan.runFolders) }).first {
                     actions.append(.fails(reason: problem.message))
+                } else if let missing = job.inputs.lazy.compactMap({ input -> String? in
+                    guard case .path(let path) = input, !produced.mayProduce(path) else { return nil }
+                    return ArchiveInputs.missing(path)
+                }).first {
+                    actions.append(.fails(reason: missing + ", and no job of this manifest writes it"))
                 } else {
                     actions.append(previous?.phase == .done ? .skipIfUnchanged : .transfer)
                 }
