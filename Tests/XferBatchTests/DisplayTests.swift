@@ -156,6 +156,20 @@ struct DisplayTests {
             """)
     }
 
+    /// A small file takes well under a millisecond on a fast link: its speed is its bytes
+    /// over that time, not over a whole millisecond.
+    @Test func theSpeedOfAFileFetchedInUnderAMillisecondIsNotRoundedToOne() {
+        let lines = Mutex("")
+        let log = PlainTextEventSink(clock: VirtualClock()) { line in lines.withLock { $0 += line } }
+        log.handle(.jobSucceeded(id: "small", bytes: 16384, duration: .microseconds(300), destination: "out/small"))
+        log.handle(.jobSucceeded(id: "slower", bytes: 16384, duration: .microseconds(1900), destination: "out/slower"))
+        #expect(lines.withLock { $0 } == """
+            [  0.00s] done     small 16 KiB in 0.00s (52.1 MiB/s)
+            [  0.00s] done     slower 16 KiB in 0.00s (8.2 MiB/s)
+
+            """)
+    }
+
     @Test func thePlainProgressLineCountsJobsAndBytesAndGivesTheSpeedSinceTheLineBefore() {
         let lines = ProgressLines(board: board(doneBytes: 2048, of: 4096))
         lines.handle(.runStarted(jobs: 4, name: nil))

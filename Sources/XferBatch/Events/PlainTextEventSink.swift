@@ -57,9 +57,13 @@ public struct PlainTextEventSink: EventSink {
         return String(repeating: " ", count: max(0, 7 - text.count)) + text
     }
 
+    /// `bytes` over `d` at the duration's full precision: a small file fetched in 0.3 ms
+    /// is 52 MiB/s, where whole milliseconds made it 15.6 (one, at least) and a 1.9 ms one
+    /// twice as fast as it was. Durations under a microsecond count as one.
     static func rate(_ bytes: Int64, _ d: Duration) -> String {
-        let ms = max(1, DurationText.milliseconds(d))
-        return ByteSize.format(bytes * 1000 / ms) + "/s"
+        let (whole, atto) = d.components
+        let seconds = max(1e-6, Double(whole) + Double(atto) / 1e18)
+        return ByteSize.format(Int64((Double(bytes) / seconds).rounded())) + "/s"
     }
 
     /// Control characters (from server messages) become spaces: logs stay one line each.
