@@ -34,6 +34,7 @@ struct DerivedForecastTests {
         let plan = try t.plan(jobs: #"{"id": "z", "archive": {"from": ["\#(input)"], "to": "z.tar.gz"}}"#)
         #expect(await t.run(plan, store: store).summary.succeeded == 1)
         #expect(RunForecast(plan: plan, store: store).actions == [.upToDate(path: archive)])
+        #expect(RunForecast.describe(.upToDate(path: archive), kind: .archive) == "up to date (\(archive)): nothing to build")
 
         try FileManager.default.removeItem(atPath: archive)
         #expect(RunForecast(plan: plan, store: store).actions == [.outputChanged(path: archive)])

@@ -176,7 +176,12 @@ public struct RunForecast: Sendable {
     /// Words for the text plan.
     public static func describe(_ action: Action, kind: JobKind) -> String {
         switch action {
-        case .upToDate(let path): "up to date (\(path)): nothing to transfer"
+        case .upToDate(let path):
+            switch kind {
+            case .download, .upload: "up to date (\(path)): nothing to transfer"
+            case .archive: "up to date (\(path)): nothing to build"
+            case .extract: "up to date (\(path)): nothing to extract"
+            }
         case .resume(let offset, let total?) where total > 0:
             "resume at \(ByteSize.format(offset)) of \(ByteSize.format(total)) (\(min(100, offset * 100 / total))%)"
         case .resume(let offset, _): "resume at \(ByteSize.format(offset))"
