@@ -73,4 +73,19 @@ struct DerivedForecastTests {
         #expect(await t.run(plan, store: store).summary.succeeded == 2)
         #expect(RunForecast(plan: plan, store: store).actions == [.transfer, .skipIfUnchanged])
     }
+
+    /// The plan shows paths in the manifest's folder relative to it, but an upload's URL whole.
+    @Test func anUpToDateUploadToAFileURLInTheManifestsFolderIsShownWhole() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let source = t.folder.path + "/up.txt"
+        try #require(FileManager.default.createFile(atPath: source, contents: Data("one".utf8)))
+        let url = "file://\(t.folder.path)/sent/up.txt"
+        t.transport.script(url, [.body([])])
+        var plan = try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "\#(url)"}}"#)
+        #expect(await t.run(plan, store: store).summary.succeeded == 1)
+        plan.forecast = RunForecast(plan: plan, store: store)
+        #expect(plan.text().contains("      run: up to date (\(url)): nothing to transfer\n"))
+    }
 }

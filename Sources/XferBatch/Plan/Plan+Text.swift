@@ -76,7 +76,11 @@ extension Plan {
         }
         if let t = job.transfer { lines.append(contentsOf: Self.describe(t)) }
         if let action = forecast?.actions[job.index] {
-            var run = "run: " + RunForecast.describe(action, kind: job.kind).replacingOccurrences(of: directory + "/", with: "")
+            // Paths in the manifest's folder are shown relative to it; not inside an upload's
+            // URL, where a `file://` URL into that folder lost its path's start.
+            let described = RunForecast.describe(action, kind: job.kind)
+            let url = if case .upToDate = action, job.kind == .upload { true } else { false }
+            var run = "run: " + (url ? described : described.replacingOccurrences(of: directory + "/", with: ""))
             if let estimate = forecast?.inputs[job.index] { run += "; " + RunForecast.describe(estimate) }
             switch forecast?.probes[job.index] {
             case .size(let size): run += "; \(ByteSize.format(size)) (the server's answer)"
