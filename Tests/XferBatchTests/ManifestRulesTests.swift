@@ -72,6 +72,12 @@ struct ManifestRulesTests {
         #expect(lines.contains { $0.contains("defaults.retries: unknown key \"retries\" (did you mean \"retry\"?)") })
     }
 
+    /// A key spelled out in full where the manifest abbreviates it is a typo too.
+    @Test func aKeySpelledOutInFullIsSuggestedItsShortForm() {
+        let lines = M.problems(M.manifest(jobs: #"{"id": "u", "upload": {"from": "a.txt", "url": "ftp://x.org/in/", "createMissingDirectories": true}}"#))
+        #expect(lines.contains { $0.contains("unknown key \"createMissingDirectories\" (did you mean \"createMissingDirs\"?)") }, "\(lines)")
+    }
+
     @Test func jobIDsMustUseTheAllowedCharacters() {
         let lines = M.problems(M.manifest(jobs: M.download("no spaces")))
         #expect(lines.contains { $0.contains("jobs[0].id: job id \"no spaces\" may only contain letters, digits") })

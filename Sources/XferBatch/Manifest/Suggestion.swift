@@ -2,7 +2,9 @@
 enum Suggestion {
     /// The candidate closest to `word`, if close enough to be a plausible typo:
     /// a case-insensitive match, an edit distance of at most a third of its length
-    /// (min 1, max 3), or a shared beginning of four letters or more (`retries` -> `retry`).
+    /// (min 1, max 3), a shared beginning of four letters or more (`retries` -> `retry`),
+    /// or one of eight or more that is most of the shorter word: a word spelled out in full
+    /// where the key abbreviates it (`createMissingDirectories` -> `createMissingDirs`).
     static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
         let lower = word.lowercased()
         var best: (String, Int)? = nil
@@ -11,7 +13,8 @@ enum Suggestion {
             let d = distance(Array(lower.utf8), Array(candidate.lowercased().utf8))
             let sharedPrefix = zip(lower.utf8, candidate.lowercased().utf8).prefix { $0 == $1 }.count
             let allowed = sharedPrefix >= 4 ? max(3, candidate.count / 3) : min(3, max(1, candidate.count / 3))
-            if d <= allowed, d < (best?.1 ?? Int.max) { best = (candidate, d) }
+            let spelledOut = sharedPrefix >= 8 && sharedPrefix * 4 >= min(lower.utf8.count, candidate.utf8.count) * 3
+            if d <= allowed || spelledOut, d < (best?.1 ?? Int.max) { best = (candidate, d) }
         }
         return best?.0
     }
