@@ -72,10 +72,13 @@ struct ManifestRulesTests {
         #expect(lines.contains { $0.contains("defaults.retries: unknown key \"retries\" (did you mean \"retry\"?)") })
     }
 
-    /// A key spelled out in full where the manifest abbreviates it is a typo too.
-    @Test func aKeySpelledOutInFullIsSuggestedItsShortForm() {
-        let lines = M.problems(M.manifest(jobs: #"{"id": "u", "upload": {"from": "a.txt", "url": "ftp://x.org/in/", "createMissingDirectories": true}}"#))
+    /// A key spelled out in full where the manifest abbreviates it is a typo too, as is the
+    /// beginning of a key.
+    @Test func aKeySpelledOutInFullOrCutShortIsSuggestedTheKey() {
+        let lines = M.problems(M.manifest(jobs: #"{"id": "u", "upload": {"from": "a.txt", "url": "ftp://x.org/in/", "createMissingDirectories": true}}"#
+                                              + #", {"id": "d", "download": {"url": "https://x.org/d", "sha": "00"}}"#))
         #expect(lines.contains { $0.contains("unknown key \"createMissingDirectories\" (did you mean \"createMissingDirs\"?)") }, "\(lines)")
+        #expect(lines.contains { $0.contains("unknown key \"sha\" (did you mean \"sha256\"?)") }, "\(lines)")
     }
 
     @Test func jobIDsMustUseTheAllowedCharacters() {

@@ -3,8 +3,9 @@ enum Suggestion {
     /// The candidate closest to `word`, if close enough to be a plausible typo:
     /// a case-insensitive match, an edit distance of at most a third of its length
     /// (min 1, max 3), a shared beginning of four letters or more (`retries` -> `retry`),
-    /// or one of eight or more that is most of the shorter word: a word spelled out in full
-    /// where the key abbreviates it (`createMissingDirectories` -> `createMissingDirs`).
+    /// one of eight or more that is most of the shorter word: a word spelled out in full
+    /// where the key abbreviates it (`createMissingDirectories` -> `createMissingDirs`), or
+    /// the whole word, of three letters or more, as the key's beginning (`sha` -> `sha256`).
     static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
         let lower = word.lowercased()
         var best: (String, Int)? = nil
@@ -14,7 +15,8 @@ enum Suggestion {
             let sharedPrefix = zip(lower.utf8, candidate.lowercased().utf8).prefix { $0 == $1 }.count
             let allowed = sharedPrefix >= 4 ? max(3, candidate.count / 3) : min(3, max(1, candidate.count / 3))
             let spelledOut = sharedPrefix >= 8 && sharedPrefix * 4 >= min(lower.utf8.count, candidate.utf8.count) * 3
-            if d <= allowed || spelledOut, d < (best?.1 ?? Int.max) { best = (candidate, d) }
+            let shortened = sharedPrefix >= 3 && sharedPrefix == lower.utf8.count
+            if d <= allowed || spelledOut || shortened, d < (best?.1 ?? Int.max) { best = (candidate, d) }
         }
         return best?.0
     }
