@@ -81,6 +81,16 @@ struct ManifestRulesTests {
         #expect(lines.contains { $0.contains("unknown key \"sha\" (did you mean \"sha256\"?)") }, "\(lines)")
     }
 
+    /// A key put one level off says where it goes.
+    @Test func aKeyAtTheWrongLevelSaysWhereItGoes() {
+        let lines = M.problems(M.manifest(jobs: #"{"id": "a", "download": {"url": "https://x.org/a", "dependsOn": ["b"]}}, "#
+                                              + #"{"id": "b", "retry": {"attempts": 2}, "download": {"url": "https://x.org/b"}}"#,
+                                          extra: #""concurrency": 4,"#))
+        #expect(lines.contains { $0.hasSuffix(#"jobs[0].download.dependsOn: unknown key "dependsOn" here (a job's key: put it beside the job's "id")"#) }, "\(lines)")
+        #expect(lines.contains { $0.hasSuffix(#"jobs[1].retry: unknown key "retry" here (a transfer setting: put it in the job's "download" or "upload", or in "defaults" for every job)"#) }, "\(lines)")
+        #expect(lines.contains { $0.hasSuffix(#"concurrency: unknown key "concurrency" here (a limit: put it in "limits")"#) }, "\(lines)")
+    }
+
     @Test func jobIDsMustUseTheAllowedCharacters() {
         let lines = M.problems(M.manifest(jobs: M.download("no spaces")))
         #expect(lines.contains { $0.contains("jobs[0].id: job id \"no spaces\" may only contain letters, digits") })

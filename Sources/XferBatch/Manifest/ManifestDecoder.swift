@@ -47,7 +47,9 @@ final class ManifestDecoder {
         }
         for member in members where !allowed.contains(member.key) {
             within(member.key) {
-                report("unknown key \"\(member.key)\"\(Suggestion.phrase(for: member.key, in: allowed.names))", at: member.keyOffset)
+                var hint = Suggestion.phrase(for: member.key, in: allowed.names)
+                if hint.isEmpty, let home = MisplacedKey.home(of: member.key) { hint = " here (\(home))" }
+                report("unknown key \"\(member.key)\"\(hint)", at: member.keyOffset)
             }
         }
         return ObjectMembers(node: node, members: members)
