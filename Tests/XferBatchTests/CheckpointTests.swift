@@ -1056,3 +1056,26 @@ struct ExistingFileTests {
         #expect(!t.transport.requests.isEmpty, "not adopted: the server was asked")
     }
 }
+
+@Suite("Checkpoints: renamed jobs")
+struct RenamedJobTests {
+    typealias E = ExecutorTesting
+
+    /// Only the id changed: the finished file stays, nothing is fetched or read, and the
+    /// record is the new id's from then on.
+    @Test func aRenamedDownloadKeepsItsFinishedFile() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        t.transport.script("https://x.org/a", [.body(Array("alpha".utf8))])
+        #expect(await t.run(try t.plan(jobs: E.download("linux", "https://x.org/a", to: "linux.tar")), store: store).summary.succeeded == 1)
+        let renamed = try t.plan(jobs: E.download("kernel", "https://x.org/a", to: "linux.tar"))
+        #expect(RunForecast(plan: renamed, store: store).actions == [.upToDate(path: t.folder.path + "/linux.tar")])
+        let requests = t.transport.requests.count
+        let again = await t.run(renamed, store: store)
+        #expect(again.summary.upToDate == 1)
+        #expect(t.transport.requests.count == requests, "nothing fetched")
+        #expect(try store.load("kernel")?.phase == .done)
+        #expect(try store.load("kernel")?.sha256 == FileDigest.sha256(ofText: "alpha"))
+    }
+}

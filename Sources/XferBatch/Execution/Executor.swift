@@ -83,7 +83,10 @@ public final class Executor: Sendable {
                                forceUploads: options.force)
         runner.durableInterval = options.durableInterval
         runner.runFolders = plan.runFolders
-        if let store = options.checkpoints { runner.packed = PackedSources(plan: plan, store: store) }
+        if let store = options.checkpoints {
+            runner.packed = PackedSources(plan: plan, store: store)
+            runner.renamed = RenamedJobs(plan: plan, store: store)
+        }
         var scheduler = RunScheduler(plan: plan, failFast: options.failFast)
         events.handle(.runStarted(jobs: plan.jobs.count, name: plan.name, selection: plan.selection))
         var interrupted = false

@@ -14,7 +14,7 @@ extension JobRunner {
     func download(_ job: PlannedJob, _ d: Download, progress: TransferProgress, began: StartAnnouncement) async throws -> AttemptResult {
         guard let t = job.transfer else { throw JobFailure(kind: .permanent, code: "plan", message: "no transfer settings") }
         let fingerprint = JobFingerprint.of(job)
-        let stored = (try? checkpoints?.load(job.id)) ?? nil
+        let stored = ((try? checkpoints?.load(job.id)) ?? nil) ?? renamed.records[job.id]
         var previous = stored?.fingerprint == fingerprint ? stored : nil
         // Packed into a standing archive that removed it (see `PackedSources`): its content
         // is there, and fetching it again would only make the archive be rebuilt.
@@ -32,6 +32,8 @@ extension JobRunner {
         (start, previous) = try await begin(job, d, partial: partial, fingerprint: fingerprint, previous: previous)
         switch start {
         case .upToDate(let final):
+            // Recorded under the job's old id: now under this one, as if this job had fetched it.
+            if let adopted = renamed.records[job.id], previous == adopted { try commit(adopted, finishedFile: true) }
             return AttemptResult(bytes: previous?.bytes ?? 0, destination: final, sha256: previous?.sha256, httpStatus: nil, upToDate: true)
         case .conditional:
             conditional = true

@@ -69,11 +69,12 @@ public struct RunForecast: Sendable {
         var needed: Int64 = 0
         var folders = DestinationFolders(outputDirectory: plan.outputDirectory)
         let packed = PackedSources(plan: plan, store: store)
+        let renamed = RenamedJobs(plan: plan, store: store)
         var transferFiles = TransferFiles(plan: plan)
         let produced = ProducedPaths(plan: plan)
         for job in plan.jobs {
             // The fingerprint (a SHA-256) only when there is a record to compare it with.
-            let record = (try? store.load(job.id)) ?? nil
+            let record = ((try? store.load(job.id)) ?? nil) ?? renamed.records[job.id]
             let previous = record.flatMap { $0.fingerprint == JobFingerprint.of(job) ? $0 : nil }
             switch job.action {
             case .download(let d):
