@@ -1078,4 +1078,22 @@ struct RenamedJobTests {
         #expect(try store.load("kernel")?.phase == .done)
         #expect(try store.load("kernel")?.sha256 == FileDigest.sha256(ofText: "alpha"))
     }
+
+    /// A 10 GiB backup's upload renamed is not sent again while its source is as it was.
+    @Test func aRenamedUploadIsNotSentAgain() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let source = t.folder.path + "/backup.tar"
+        try #require(FileManager.default.createFile(atPath: source, contents: Data("backup".utf8)))
+        t.transport.script("https://x.org/backup.tar", [.body([])])
+        let upload = { (id: String) in #"{"id": "\#(id)", "upload": {"from": "\#(source)", "url": "https://x.org/backup.tar"}}"# }
+        #expect(await t.run(try t.plan(jobs: upload("nightly")), store: store).summary.succeeded == 1)
+        let renamed = try t.plan(jobs: upload("backup"))
+        #expect(RunForecast(plan: renamed, store: store).actions == [.upToDate(path: "https://x.org/backup.tar")])
+        let requests = t.transport.requests.count
+        #expect(await t.run(renamed, store: store).summary.upToDate == 1)
+        #expect(t.transport.requests.count == requests, "nothing sent")
+        #expect(try store.load("backup")?.phase == .done)
+    }
 }

@@ -1,15 +1,18 @@
-/// Finished downloads recorded under an id the manifest no longer has, by the id of the
-/// job that is the same download now: a job renamed (`linux` -> `kernel`).
+/// Finished downloads and uploads recorded under an id the manifest no longer has, by the
+/// id of the job that is the same work now: a job renamed (`linux` -> `kernel`).
 ///
-/// Why: a download's fingerprint leaves its id out (URL, destination, checksum, headers),
-/// so the renamed job is the same work; without this its record was stale, the job had
-/// none, and the file already in place was fetched again (or, with a `sha256`, read whole
-/// to be adopted). Only finished records are taken over, with their file as recorded
-/// (the run's usual check): a partial's name may carry the old id. Decided once, from the
-/// store (read only, shared by `run` and `plan`); the run saves the record under the new
-/// id, and `reset --stale` forgets the old one.
+/// Why: a transfer's fingerprint leaves its id out (URL, destination or source, checksum,
+/// headers), so the renamed job is the same work; without this its record was stale, the
+/// job had none, and the file already in place was fetched again (or, with a `sha256`,
+/// read whole to be adopted), and an upload was sent again. Only finished records are
+/// taken over, and the run checks them as usual (the file as recorded, the source's
+/// stamp): a partial's name may carry the old id. Archives and extractions are left to
+/// rebuild: their work is local, and their inputs name other jobs' ids. Decided once,
+/// from the store (read only, shared by `run` and `plan`); the run saves the record under
+/// the new id, and `reset --stale` forgets the old one.
 public struct RenamedJobs: Sendable {
-    /// New job id -> the record its old id left, under the new id.
+    /// New job id -> the record its old id left, under the new id. A fingerprint holds the
+    /// job's kind, so a download's record never goes to an upload.
     public private(set) var records: [String: JobCheckpoint] = [:]
 
     public init() {}
@@ -18,13 +21,13 @@ public struct RenamedJobs: Sendable {
         // The usual case costs a lookup per job: every download has its record (a nightly
         // re-run), or the store is empty (a first run).
         let unrecorded = plan.jobs.filter { job in
-            guard case .download = job.action else { return false }
+            guard job.kind == .download || job.kind == .upload else { return false }
             return ((try? store.load(job.id)) ?? nil) == nil
         }
         guard !unrecorded.isEmpty else { return }
         let ids = Set(plan.jobs.map(\.id))
         var byFingerprint: [String: JobCheckpoint] = [:]
-        for record in (try? store.all()) ?? [] where !ids.contains(record.jobID) && record.phase == .done && record.finalPath != nil {
+        for record in (try? store.all()) ?? [] where !ids.contains(record.jobID) && record.phase == .done {
             // Renamed twice without a reset: the newest record is the file in place.
             if let other = byFingerprint[record.fingerprint], other.updatedAt >= record.updatedAt { continue }
             byFingerprint[record.fingerprint] = record

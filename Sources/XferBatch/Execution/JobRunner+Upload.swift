@@ -29,9 +29,11 @@ extension JobRunner {
         // only touched is still sent once.
         let stamp = FileStamp.sources(sources)
         let fingerprint = JobFingerprint.of(job)
-        let stored = forceUploads ? nil : (try? checkpoints?.load(job.id)) ?? nil
+        let stored = forceUploads ? nil : ((try? checkpoints?.load(job.id)) ?? nil) ?? renamed.records[job.id]
         let done = stored.flatMap { $0.fingerprint == fingerprint && $0.phase == .done ? $0 : nil }
         if let done, done.etag == stamp {
+            // Recorded under the job's old id (see `RenamedJobs`): now under this one.
+            if renamed.records[job.id] == done { try commit(done) }
             return AttemptResult(bytes: done.bytes, destination: u.url.redacted, sha256: done.sha256, httpStatus: nil, upToDate: true)
         }
         began()

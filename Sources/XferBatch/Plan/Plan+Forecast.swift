@@ -154,7 +154,7 @@ public struct RunForecast: Sendable {
                 }
             }
         }
-        Self.settleDerivedJobs(&actions, plan: plan, store: store, packed: packed)
+        Self.settleDerivedJobs(&actions, plan: plan, store: store, packed: packed, renamed: renamed)
         self.actions = actions
         self.probes = probes
         self.inputs = Self.estimateInputs(plan)

@@ -10,11 +10,12 @@ extension RunForecast {
     /// change (a job it depends on would transfer, resume or rebuild) keeps that answer:
     /// what it will find is known only then. Jobs are settled in wave order, so a
     /// dependency's answer is final when its dependents read it.
-    static func settleDerivedJobs(_ actions: inout [Action], plan: Plan, store: any CheckpointStore, packed: PackedSources) {
+    static func settleDerivedJobs(_ actions: inout [Action], plan: Plan, store: any CheckpointStore, packed: PackedSources,
+                                  renamed: RenamedJobs) {
         for wave in plan.graph.waves {
             for j in wave where actions[j] == .skipIfUnchanged {
                 let job = plan.jobs[j]
-                guard let record = (try? store.load(job.id)) ?? nil, record.phase == .done else { continue }
+                guard let record = ((try? store.load(job.id)) ?? nil) ?? renamed.records[job.id], record.phase == .done else { continue }
                 if packed.archives.contains(job.id), let path = record.finalPath {
                     actions[j] = .upToDate(path: path)  // as `ArchiveRunner.standing`: its sources are gone
                     continue
