@@ -559,6 +559,21 @@ extension CheckpointRunTests {
         return (try t.plan(jobs: #"{"id": "u", "upload": {"from": "\#(source)", "url": "https://x.org/u"}}"#), source)
     }
 
+    /// Sent, then the source changed (the run meant to send it again was interrupted):
+    /// `status` no longer says done.
+    @Test func anUploadWhoseSourceChangedSinceIsPendingInStatus() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let (plan, source) = try Self.oneUpload(t)
+        #expect(await t.run(plan, store: store).summary.succeeded == 1)
+        #expect(try JobStatus.all(plan: plan, store: store).map(\.state) == [.done])
+        try #require(FileManager.default.createFile(atPath: source, contents: Data("two".utf8)))
+        let status = try JobStatus.all(plan: plan, store: store)
+        #expect(status.map(\.state) == [.pending])
+        #expect(status.first?.lastError == "the source changed since it was sent")
+    }
+
     /// What the server holds is no longer known to be the source, so the upload is not done.
     @Test func aFailedUploadOfAChangedSourceIsNoLongerDone() async throws {
         let t = try E()

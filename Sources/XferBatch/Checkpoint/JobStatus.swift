@@ -41,6 +41,12 @@ public struct JobStatus: Sendable, Equatable {
                     return JobStatus(id: job.id, state: .done, path: record.finalPath, sha256: record.sha256, bytes: record.bytes,
                                      packedInto: archive)
                 }
+                // An upload whose source changed since (an interrupted run meant to send the
+                // new one): the server holds what was sent, which is no longer the source.
+                if case .upload(let u) = job.action, FileStamp.sources(u.sourcePaths) != record.etag {
+                    return JobStatus(id: job.id, state: .pending, sha256: record.sha256, bytes: record.bytes,
+                                     lastError: "the source changed since it was sent")
+                }
                 let present = record.finalPath.map { DownloadStart.size(of: $0) != nil } ?? (job.kind == .upload)
                 return JobStatus(id: job.id, state: present ? .done : .pending, path: record.finalPath, sha256: record.sha256,
                                  bytes: record.bytes, lastError: present ? nil : "the output was removed")
