@@ -22,11 +22,9 @@ extension JobStatus {
             var line = "\(row.state.rawValue.padding(8)) \(row.id)"
             switch row.state {
             case .done:
-                if let archive = row.packedInto {
-                    line += "  packed into \(archive)  sha256 \(row.sha256?.prefix(12) ?? "")…"
-                } else {
-                    line += "  \(row.path ?? "")  sha256 \(row.sha256?.prefix(12) ?? "")…"
-                }
+                // An upload has no path here, an extraction's folder no SHA-256.
+                if let archive = row.packedInto { line += "  packed into \(archive)" } else if let path = row.path { line += "  \(path)" }
+                if let sha256 = row.sha256 { line += "  sha256 \(sha256.prefix(12))…" }
             case .partial: line += "  \(row.percent.map { "\($0)%" } ?? ByteSize.format(row.bytes))  \(row.path ?? "")"
             case .failed: line += "  \(row.lastError ?? "")"
             case .pending: if let why = row.lastError { line += "  (\(why))" }
