@@ -29,7 +29,7 @@ struct JobRunner: Sendable {
     /// Downloads a standing `removeSources` archive holds, and those archives: up to date
     /// without their files (decided once, before the run).
     var packed = PackedSources()
-    /// Finished downloads recorded under the id a job had before it was renamed.
+    /// Finished downloads and uploads recorded under the id a job had before it was renamed.
     var renamed = RenamedJobs()
     /// How often a resumable download's partial is flushed and its length recorded as
     /// durable (nil: never; a reboot then restarts partial downloads).
