@@ -76,11 +76,7 @@ extension Plan {
         }
         if let t = job.transfer { lines.append(contentsOf: Self.describe(t)) }
         if let action = forecast?.actions[job.index] {
-            // Paths in the manifest's folder are shown relative to it; not inside an upload's
-            // URL, where a `file://` URL into that folder lost its path's start.
-            let described = RunForecast.describe(action, kind: job.kind)
-            let url = if case .upToDate = action, job.kind == .upload { true } else { false }
-            var run = "run: " + (url ? described : described.replacingOccurrences(of: directory + "/", with: ""))
+            var run = "run: " + relativePaths(in: RunForecast.describe(action, kind: job.kind))
             if let estimate = forecast?.inputs[job.index] { run += "; " + RunForecast.describe(estimate) }
             switch forecast?.probes[job.index] {
             case .size(let size): run += "; \(ByteSize.format(size)) (the server's answer)"
@@ -118,6 +114,22 @@ extension Plan {
         if t.explicitFTPS { extra.append("explicit FTPS") }
         if !extra.isEmpty { lines.append(extra.joined(separator: "; ")) }
         return lines
+    }
+
+    /// `text` with the paths in the manifest's folder shown relative to it, but not a path
+    /// inside a URL (`file:///…`, whose folder would be cut out of it: an up-to-date upload's
+    /// destination, a failure quoting a `file:` URL).
+    private func relativePaths(in text: String) -> String {
+        let prefix = directory + "/"
+        var out = ""
+        var rest = Substring(text)
+        while let found = rest.range(of: prefix) {
+            out += rest[..<found.lowerBound]
+            let inURL = (out.last == "/")
+            out += inURL ? rest[found] : ""
+            rest = rest[found.upperBound...]
+        }
+        return out + rest
     }
 
     private func show(_ path: String) -> String {
