@@ -1086,12 +1086,15 @@ struct RenamedJobTests {
         #expect(await t.run(try t.plan(jobs: E.download("linux", "https://x.org/a", to: "linux.tar")), store: store).summary.succeeded == 1)
         let renamed = try t.plan(jobs: E.download("kernel", "https://x.org/a", to: "linux.tar"))
         #expect(RunForecast(plan: renamed, store: store).actions == [.upToDate(path: t.folder.path + "/linux.tar")])
+        #expect(try JobStatus.all(plan: renamed, store: store).map(\.state) == [.done], "status says what plan says")
+        #expect(try StaleRecord.all(plan: renamed, store: store).isEmpty, "not stale while it is taken over")
         let requests = t.transport.requests.count
         let again = await t.run(renamed, store: store)
         #expect(again.summary.upToDate == 1)
         #expect(t.transport.requests.count == requests, "nothing fetched")
         #expect(try store.load("kernel")?.phase == .done)
         #expect(try store.load("kernel")?.sha256 == FileDigest.sha256(ofText: "alpha"))
+        #expect(try StaleRecord.all(plan: renamed, store: store).map(\.id) == ["linux"], "stale once the new id has its record")
     }
 
     /// A 10 GiB backup's upload renamed is not sent again while its source is as it was.

@@ -31,8 +31,9 @@ public struct JobStatus: Sendable, Equatable {
     /// Every job of `plan`, from `store`. A record with another fingerprint is stale.
     public static func all(plan: Plan, store: any CheckpointStore) throws -> [JobStatus] {
         let packed = PackedSources(plan: plan, store: store)
+        let renamed = RenamedJobs(plan: plan, store: store)
         return try plan.jobs.map { job in
-            guard let record = try store.load(job.id), record.fingerprint == JobFingerprint.of(job) else {
+            guard let record = try store.load(job.id) ?? renamed.records[job.id], record.fingerprint == JobFingerprint.of(job) else {
                 return JobStatus(id: job.id, state: .pending, bytes: 0)
             }
             switch record.phase {

@@ -8,12 +8,15 @@
 /// taken over, and the run checks them as usual (the file as recorded, the source's
 /// stamp): a partial's name may carry the old id. Archives and extractions are left to
 /// rebuild: their work is local, and their inputs name other jobs' ids. Decided once,
-/// from the store (read only, shared by `run` and `plan`); the run saves the record under
-/// the new id, and `reset --stale` forgets the old one.
+/// from the store (read only, shared by `run`, `plan` and `status`); the run saves the
+/// record under the new id, after which `reset --stale` forgets the old one.
 public struct RenamedJobs: Sendable {
     /// New job id -> the record its old id left, under the new id. A fingerprint holds the
     /// job's kind, so a download's record never goes to an upload.
     public private(set) var records: [String: JobCheckpoint] = [:]
+    /// The old ids whose records are taken over: not stale while that is so (`status`
+    /// does not list them, `reset --stale` does not forget them before the run).
+    public private(set) var takenOver: Set<String> = []
 
     public init() {}
 
@@ -35,6 +38,7 @@ public struct RenamedJobs: Sendable {
         guard !byFingerprint.isEmpty else { return }
         for job in unrecorded {
             guard var old = byFingerprint[JobFingerprint.of(job)] else { continue }
+            takenOver.insert(old.jobID)
             old.jobID = job.id
             records[job.id] = old
         }

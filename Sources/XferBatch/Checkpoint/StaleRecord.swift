@@ -16,11 +16,12 @@ public struct StaleRecord: Sendable, Equatable {
         self.partialBytes = partialBytes
     }
 
-    /// The store's records whose job id `plan` does not have, by id.
+    /// The store's records whose job id `plan` does not have, by id, but for those a
+    /// renamed job takes over (`RenamedJobs`).
     public static func all(plan: Plan, store: any CheckpointStore) throws -> [StaleRecord] {
         // A set, not `plan.job(_:)` per record: that scan made `status` of 100,000 jobs
         // take 14 s.
-        let ids = Set(plan.jobs.map(\.id))
+        let ids = Set(plan.jobs.map(\.id)).union(RenamedJobs(plan: plan, store: store).takenOver)
         return try store.all().filter { !ids.contains($0.jobID) }.map { record in
             guard let path = record.partialPath, let size = DownloadStart.size(of: path) else { return StaleRecord(id: record.jobID) }
             return StaleRecord(id: record.jobID, partialPath: path, partialBytes: size)
