@@ -35,6 +35,9 @@ struct DerivedForecastTests {
         #expect(await t.run(plan, store: store).summary.succeeded == 1)
         #expect(RunForecast(plan: plan, store: store).actions == [.upToDate(path: archive)])
         #expect(RunForecast.describe(.upToDate(path: archive), kind: .archive) == "up to date (\(archive)): nothing to build")
+        var shown = plan
+        shown.forecast = RunForecast(plan: plan, store: store)
+        #expect(shown.text().contains("      run: up to date (z.tar.gz): nothing to build\n"), "no input sizes for a build that will not happen")
 
         try FileManager.default.removeItem(atPath: archive)
         #expect(RunForecast(plan: plan, store: store).actions == [.outputChanged(path: archive)])

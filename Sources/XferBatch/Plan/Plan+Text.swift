@@ -77,7 +77,8 @@ extension Plan {
         if let t = job.transfer { lines.append(contentsOf: Self.describe(t)) }
         if let action = forecast?.actions[job.index] {
             var run = "run: " + relativePaths(in: RunForecast.describe(action, kind: job.kind))
-            if let estimate = forecast?.inputs[job.index] { run += "; " + RunForecast.describe(estimate) }
+            // What a build would read, unless there is nothing to build.
+            if let estimate = forecast?.inputs[job.index], !action.keepsOutput { run += "; " + RunForecast.describe(estimate) }
             switch forecast?.probes[job.index] {
             case .size(let size): run += "; \(ByteSize.format(size)) (the server's answer)"
             case .sizeUnknown(let why): run += "; size unknown (\(why))"
