@@ -67,4 +67,11 @@ extension JobCheckpoint {
         guard let stamp = FileStamp.of(path) else { return false }
         return stamp.size == bytes && (finalModified ?? stamp.modified) == stamp.modified
     }
+
+    /// Whether `upload`'s sources are as they were when this record's upload was sent
+    /// (their stamp, `FileStamp.sources`, kept in `etag`): what `plan` and `status` judge
+    /// by, as the run does before reading anything.
+    func sentAsTheyAre(_ upload: Upload) -> Bool {
+        FileStamp.sources(upload.sourcePaths) == etag
+    }
 }

@@ -44,7 +44,7 @@ public struct JobStatus: Sendable, Equatable {
                 }
                 // An upload whose source changed since (an interrupted run meant to send the
                 // new one): the server holds what was sent, which is no longer the source.
-                if case .upload(let u) = job.action, FileStamp.sources(u.sourcePaths) != record.etag {
+                if case .upload(let u) = job.action, !record.sentAsTheyAre(u) {
                     return JobStatus(id: job.id, state: .pending, sha256: record.sha256, bytes: record.bytes,
                                      lastError: "the source changed since it was sent")
                 }

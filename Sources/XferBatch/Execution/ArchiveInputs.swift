@@ -23,7 +23,8 @@ enum ArchiveInputs {
     /// Without this the writer failed on it (`cannot read …: No such file or directory
     /// (libarchive 2)`), and `plan` counted it as an input of unknown size. The reminder
     /// is for the usual cause: a path written relative to the manifest's folder, where
-    /// archive inputs are relative to `outputDir`.
+    /// archive inputs are relative to `outputDir`. Not part of `files(of:)`: a standing
+    /// `removeSources` archive (`PackedSources`) is recognised by its inputs being gone.
     static func missing(_ input: String) -> String? {
         guard !Glob.isPattern(input), FileStamp.of(input) == nil else { return nil }
         return "\(input) does not exist (an archive's inputs are job ids, or paths under outputDir)"

@@ -37,7 +37,7 @@ extension RunForecast {
         var outputThere: (String) -> Bool = { _ in true }
         switch job.action {
         case .upload(let u):
-            let sent = FileStamp.sources(u.sourcePaths) == record.etag
+            let sent = record.sentAsTheyAre(u)
             return sent ? .upToDate(path: u.url.redacted) : .inputsChanged
         case .archive(let a):
             guard let files = try? ArchiveRunner.inputFiles(of: job, prefix: a.prefix, own: a.to, outputDirectory: plan.outputDirectory,
