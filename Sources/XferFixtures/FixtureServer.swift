@@ -25,7 +25,7 @@ public final class FixtureServer: Sendable {
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .bind(host: host, port: port) { child in
                 child.eventLoop.makeCompletedFuture {
                     try child.pipeline.syncOperations.configureHTTPServerPipeline()

@@ -33,4 +33,22 @@ struct ExampleTests {
         #expect(second.stdout.contains("7 up-to-date"), "\(second.stdout)")
         #expect(server.uploads.count == 2, "unchanged sources are not sent again")
     }
+
+    /// The demo's server, started by a user without root (as `nobody` when the tests run as
+    /// root), serves a run. It reset every connection: it asked for TCP_NODELAY at the
+    /// socket level, where that number is SO_DEBUG, which only root may set.
+    @Test func theDemosServerServesWhenStartedWithoutRoot() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-unprivileged-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let readme = CommandRunner.repository.appendingPathComponent("examples/fixtures/readme.txt").path
+        chmod(scratch.path, 0o755)
+        let server = try FixtureProgram(serving: CommandRunner.repository.appendingPathComponent("examples/fixtures").path, scratch: scratch)
+        defer { server.stop() }
+        try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "r", "download": {"url": "\#(server.baseURL)/files/readme.txt", "to": "r.txt", "retry": {"attempts": 1}}}]}"#
+            .write(to: scratch.appendingPathComponent("m.json"), atomically: true, encoding: .utf8)
+        let run = try await CommandRunner.run(["run", "m.json"], in: scratch)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(FileManager.default.contents(atPath: scratch.path + "/out/r.txt") == FileManager.default.contents(atPath: readme))
+    }
 }
