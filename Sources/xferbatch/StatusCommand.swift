@@ -12,7 +12,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var stateOptions: StateOptions
 
-    @Flag(help: "Print JSON instead of text.")
+    @Flag(help: "Print JSON instead of text (schemas/status.schema.json).")
     var json = false
 
     func run() async throws {

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import XferBatch
+import XferFixtures
 
 /// The JSON Schemas checked by a validator we did not write (Python's jsonschema),
 /// against the same files `xferbatch validate` sees.
@@ -18,8 +20,12 @@ struct SchemaTests {
     }
 
     @Test func theSchemasAreValidDraft2020_12() async throws {
-        let result = try await CommandRunner.runTool("python3", [Self.checker, "--meta", "schemas/manifest.schema.json", "schemas/plan.schema.json"])
+        let result = try await CommandRunner.runTool("python3", [Self.checker, "--meta"] + Self.files(in: "schemas"))
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
+
+    @Test func everyOutputFormatHasASchema() {
+        #expect(Self.files(in: "schemas") == ["events", "manifest", "plan", "report", "status"].map { "schemas/\($0).schema.json" })
     }
 
     @Test func everyExampleMatchesTheManifestSchema() async throws {
@@ -96,6 +102,50 @@ struct SchemaTests {
                                      : ["up-to-date", "up-to-date", "output-changed", "up-to-date"]))
         }
         let result = try await check("schemas/plan.schema.json", plans)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
+
+    /// `status --json` with a job in each state (done, packed, partial, failed, pending
+    /// for a reason), a stale record, and again while a run holds the state folder.
+    @Test func statusInEveryStateMatchesTheStatusSchema() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        _ = try await StateCommandTests.leaveAPartial(scratch, server)
+        await server.stop()
+        try Data("one".utf8).write(to: URL(fileURLWithPath: scratch.path("in.txt")))
+        let jobs = [
+            StateCommandTests.bigJob(server, to: "big.bin"), StateCommandTests.smallJob,
+            #"{"id": "p", "download": {"url": "data:,packed", "to": "p.txt"}}"#,
+            #"{"id": "z", "archive": {"from": ["p"], "to": "z.tar", "removeSources": true}}"#,
+            #"{"id": "x", "extract": {"from": "z", "to": "x/"}}"#,
+            #"{"id": "up", "upload": {"from": "in.txt", "url": "file://\#(scratch.path("sent.txt"))"}}"#,
+            #"{"id": "bad", "download": {"url": "file://\#(scratch.path("missing.txt"))", "to": "bad.txt", "retry": {"attempts": 1}}}"#,
+        ]
+        let gone = #"{"id": "gone", "download": {"url": "data:,gone", "to": "gone.txt"}}"#
+        try StateCommandTests.manifest(scratch, jobs: jobs + [gone])
+        let run = try await CommandRunner.run(["run", "-q", scratch.path("m.json"), "small", "z", "x", "up", "bad", "gone"])
+        #expect(run.status == 1, "bad fails: \(run.stdout)")
+        try Data("two".utf8).write(to: URL(fileURLWithPath: scratch.path("in.txt")))
+        try FileManager.default.removeItem(atPath: scratch.path("out/small.txt"))
+        try StateCommandTests.manifest(scratch, jobs: jobs)
+
+        let idle = try await CommandRunner.run(["status", "--json", scratch.path("m.json")])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(idle.stdout.utf8)) as? [String: Any])
+        let rows = try #require(document["jobs"] as? [[String: Any]])
+        #expect(rows.map { "\($0["id"] ?? "") \($0["state"] ?? "")" }
+                == ["big partial", "small pending", "p done", "z done", "x done", "up pending", "bad failed"])
+        #expect(rows.map { $0["reason"] as? String } == [nil, "the output was removed", nil, nil, nil, "the source changed since it was sent", nil])
+        #expect(rows[2]["packedInto"] as? String == scratch.path("out/z.tar"))
+        #expect((document["stale"] as? [[String: Any]])?.map { $0["id"] as? String } == ["gone"])
+        try idle.stdout.write(toFile: scratch.path("idle.json"), atomically: true, encoding: .utf8)
+
+        let lock = try await RunLock.acquire(stateFolder: scratch.path(".xferbatch/m.json"))
+        let busy = try await CommandRunner.run(["status", "--json", scratch.path("m.json")])
+        withExtendedLifetime(lock) {}
+        #expect(busy.stdout.contains(#""runUnderWay": "pid \#(getpid()) since "#), "\(busy.stdout)")
+        try busy.stdout.write(toFile: scratch.path("busy.json"), atomically: true, encoding: .utf8)
+
+        let result = try await check("schemas/status.schema.json", [scratch.path("idle.json"), scratch.path("busy.json")])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     }
 }

@@ -571,7 +571,7 @@ extension CheckpointRunTests {
         try #require(FileManager.default.createFile(atPath: source, contents: Data("two".utf8)))
         let status = try JobStatus.all(plan: plan, store: store)
         #expect(status.map(\.state) == [.pending])
-        #expect(status.first?.lastError == "the source changed since it was sent")
+        #expect(status.first?.reason == "the source changed since it was sent")
     }
 
     /// What the server holds is no longer known to be the source, so the upload is not done.

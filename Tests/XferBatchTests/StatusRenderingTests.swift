@@ -8,7 +8,7 @@ struct StatusRenderingTests {
         JobStatus(id: "a", state: .done, path: "out/a.bin", sha256: String(repeating: "ab", count: 32), bytes: 10),
         JobStatus(id: "b", state: .partial, path: "out/b.bin.xferpart", bytes: 250, expected: 1000),
         JobStatus(id: "c", state: .failed, bytes: 0, lastError: "HTTP 404: not found"),
-        JobStatus(id: "d", state: .pending, bytes: 0, lastError: "the output was removed"),
+        JobStatus(id: "d", state: .pending, bytes: 0, reason: "the output was removed"),
         JobStatus(id: "e", state: .pending, bytes: 0),
         JobStatus(id: "up", state: .done, sha256: String(repeating: "cd", count: 32), bytes: 10),
         JobStatus(id: "unpack", state: .done, path: "out/x/", bytes: 10),

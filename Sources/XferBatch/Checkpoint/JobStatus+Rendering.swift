@@ -27,7 +27,7 @@ extension JobStatus {
                 if let sha256 = row.sha256 { line += "  sha256 \(sha256.prefix(12))…" }
             case .partial: line += "  \(row.percent.map { "\($0)%" } ?? ByteSize.format(row.bytes))  \(row.path ?? "")"
             case .failed: line += "  \(row.lastError ?? "")"
-            case .pending: if let why = row.lastError { line += "  (\(why))" }
+            case .pending: if let why = row.reason { line += "  (\(why))" }
             }
             out += line + "\n"
         }
@@ -36,12 +36,14 @@ extension JobStatus {
         return out + parts.joined(separator: ", ") + " of \(rows.count) jobs\n" + (StaleRecord.summary(stale) ?? "")
     }
 
-    /// `{"runUnderWay": null, "jobs": [...], "totals": {"done": N, ...}, "stale": [...]}`,
-    /// pretty-printed, with a final newline. `stale`: records of jobs no longer in the
-    /// manifest; `runUnderWay`: as for `text`.
+    /// `{"formatVersion": 1, "runUnderWay": null, "jobs": [...], "totals": {"done": N, ...},
+    /// "stale": [...]}`, pretty-printed, with a final newline, as `schemas/status.schema.json`
+    /// documents it. `stale`: records of jobs no longer in the manifest; `runUnderWay`: as
+    /// for `text`.
     public static func json(_ rows: [JobStatus], stale: [StaleRecord] = [], runUnderWay: String? = nil) -> [UInt8] {
         var w = JSONWriter(pretty: true)
         w.object { w in
+            w.member("formatVersion", 1)
             w.member("runUnderWay", runUnderWay)
             w.key("jobs")
             w.array { w in
@@ -54,6 +56,7 @@ extension JobStatus {
                         w.member("bytes", row.bytes)
                         w.member("expectedBytes", row.expected)
                         w.member("lastError", row.lastError)
+                        w.member("reason", row.reason)
                         if let archive = row.packedInto { w.member("packedInto", archive) }
                     }
                 }

@@ -18,7 +18,11 @@ public struct JobStatus: Sendable, Equatable {
     public var sha256: String?
     public var bytes: Int64
     public var expected: Int64?
+    /// The error that ended the job's last attempt (failed, or partial after a failure).
     public var lastError: String?
+    /// Why a job with a finished record will run again (its upload source changed, its
+    /// output was removed): pending for a reason, not failed.
+    public var reason: String?
     /// A download whose file a `removeSources` archive packed and removed: that archive
     /// (see `PackedSources`).
     public var packedInto: String?
@@ -46,11 +50,11 @@ public struct JobStatus: Sendable, Equatable {
                 // new one): the server holds what was sent, which is no longer the source.
                 if case .upload(let u) = job.action, !record.sentAsTheyAre(u) {
                     return JobStatus(id: job.id, state: .pending, sha256: record.sha256, bytes: record.bytes,
-                                     lastError: "the source changed since it was sent")
+                                     reason: "the source changed since it was sent")
                 }
                 let present = record.finalPath.map { DownloadStart.size(of: $0) != nil } ?? (job.kind == .upload)
                 return JobStatus(id: job.id, state: present ? .done : .pending, path: record.finalPath, sha256: record.sha256,
-                                 bytes: record.bytes, lastError: present ? nil : "the output was removed")
+                                 bytes: record.bytes, reason: present ? nil : "the output was removed")
             case .running, .failed:
                 let partial = record.partialPath.flatMap(DownloadStart.size(of:)) ?? 0
                 if partial > 0 {
