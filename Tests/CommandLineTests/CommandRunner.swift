@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XferFixtures
 
 /// Runs the `xferbatch` binary built next to the test bundle and captures its output.
 struct CommandRunner {
@@ -34,32 +35,16 @@ struct CommandRunner {
 
     /// Runs `xferbatch args...` with stdout and stderr on a pipe nobody
     /// reads: its read end is closed before the program starts, so every write it makes
-    /// there fails (`EPIPE`, or SIGPIPE's default action). Returns the raw wait status,
-    /// or nil if the program had not ended after `limit`.
-    static func runWithoutReader(_ args: [String], limit: Duration = .seconds(60)) async throws -> Int32? {
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        close(ends[0])
-        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)  // the child's copies are its stdout and stderr only
-        defer { close(ends[1]) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
-        let argv = ([binary.path] + args).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, binary.path, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw POSIXError(.init(rawValue: spawned) ?? .EIO) }
+    /// there fails (`EPIPE`, or SIGPIPE's default action). Returns how it ended, or nil if
+    /// it had not ended after `limit`.
+    static func runWithoutReader(_ args: [String], limit: Duration = .seconds(60)) async throws -> RunningProgram.Ending? {
+        let program = try RunningProgram(binary.path, args, stdout: .unread, stderr: .unread)
         let deadline = ContinuousClock.now + limit
-        var status: Int32 = 0
         while ContinuousClock.now < deadline {
-            if waitpid(pid, &status, WNOHANG) == pid { return status }
+            if let ending = program.poll() { return ending }
             try await Task.sleep(for: .milliseconds(10))
         }
-        kill(pid, SIGKILL)
-        _ = waitpid(pid, &status, 0)
+        program.signal(SIGKILL)
         return nil
     }
 
@@ -112,43 +97,14 @@ struct CommandRunner {
         try launch(URL(fileURLWithPath: "/usr/bin/env"), [path] + args, environment: nil)
     }
 
-    /// Starts a program in the repository and collects its exit status and output. stderr
-    /// is drained on its own thread while stdout is read here, so that neither pipe can
-    /// fill up and block the child.
+    /// Starts a program in the repository (or `directory`) and collects its exit status (a
+    /// signal's as 128 + the signal) and output. `RunningProgram`, not Foundation's `Process`,
+    /// whose `run()` now and then crashed the test runner (see there).
     private static func launch(_ executable: URL, _ args: [String], environment: [String: String]?, stdin: String? = nil,
                                in directory: URL? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = args
-        process.currentDirectoryURL = directory ?? repository
-        if let environment { process.environment = environment }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let input = stdin.map { _ in Pipe() }
-        if let input { process.standardInput = input }
-        try process.run()
-        if let input, let stdin {
-            // Small manifests: the pipe's buffer holds them, so writing first cannot block.
-            input.fileHandleForWriting.write(Data(stdin.utf8))
-            try input.fileHandleForWriting.close()
-        }
-        let stderrBox = StderrBox()
-        let drained = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            stderrBox.data = err.fileHandleForReading.readDataToEndOfFile()
-            drained.signal()
-        }
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        drained.wait()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: String(decoding: stdoutData, as: UTF8.self),
-                      stderr: String(decoding: stderrBox.data, as: UTF8.self))
-    }
-
-    /// Written by the draining thread before it signals; read after the wait.
-    private final class StderrBox: @unchecked Sendable {
-        var data = Data()
+        let program = try RunningProgram(executable.path, args, environment: environment, directory: (directory ?? repository).path,
+                                         input: stdin.map { Array($0.utf8) })
+        let (ending, stdout, stderr) = program.finish()
+        return Result(status: ending.status, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
 }

@@ -358,7 +358,7 @@ struct RunCommandTests {
         try #"{"version": 1, "outputDir": "out", "jobs": [\#(jobs.joined(separator: ", "))]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
         let status = try await CommandRunner.runWithoutReader(["run", scratch.path("m.json"), "--events", "-", "--report", scratch.path("r.json")])
-        #expect(status == 0, "wait status \(status.map(String.init) ?? "none: still running"); 13 is SIGPIPE")
+        #expect(status == .exited(0), "\(status.map { "\($0)" } ?? "still running"); SIGPIPE is 13")
         for i in 0..<20 {
             #expect(FileManager.default.contents(atPath: scratch.path("out/f\(i).txt")) == Data("file \(i)".utf8))
         }
@@ -413,29 +413,24 @@ struct RunCommandTests {
         server.script("/files/slow.bin", [.drip(bytesPerSecond: 20_000)])
         try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "slow", "download": {"url": "\#(server.baseURL)/files/slow.bin", "to": "slow.bin"}}]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
-        let process = Process()
         let command = launcher + [CommandRunner.binary.path, "run", scratch.path("m.json"), "--report", scratch.path("r.json")]
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        let program = try RunningProgram(command[0], Array(command.dropFirst()))
         // Wait (bounded) until the body is flowing: a second drip is written 100 ms after
         // the first, which the client has had time to receive. Then signal.
         for _ in 0..<500 where server.dripped("slow.bin") < 4_000 { try await Task.sleep(for: .milliseconds(10)) }
-        kill(process.processIdentifier, signal)
-        let stdout: String = await withCheckedContinuation { continuation in
+        program.signal(signal)
+        // On a thread of its own: the wait blocks, and the fixture server needs the pool's.
+        let (ending, stdout): (RunningProgram.Ending, [UInt8]) = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                _ = err.fileHandleForReading.readDataToEndOfFile()
-                continuation.resume(returning: text)
+                let (ending, stdout, _) = program.finish(within: .seconds(10))
+                continuation.resume(returning: (ending, stdout))
             }
         }
-        for _ in 0..<1000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-        if process.isRunning { process.terminate() }
-        let status = process.terminationReason == .uncaughtSignal ? 1000 + process.terminationStatus : process.terminationStatus
-        return (status, stdout)
+        let status: Int32 = switch ending {
+        case .exited(let code): code
+        case .signalled(let signal): 1000 + signal
+        }
+        return (status, String(decoding: stdout, as: UTF8.self))
     }
 }
 
@@ -465,13 +460,9 @@ struct RunStateTests {
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
         var lock: RunLock? = try await RunLock.acquire(stateFolder: scratch.path(".xferbatch/m.json"))
         try Data().write(to: URL(fileURLWithPath: scratch.path("err.txt")))
-        let process = Process()
-        process.executableURL = CommandRunner.binary
         // No value, and the manifest right after it: the manifest is not taken for the value.
-        process.arguments = ["run", "--wait-lock", scratch.path("m.json"), "-q"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path("err.txt")))
-        try process.run()
+        let program = try RunningProgram(CommandRunner.binary.path, ["run", "--wait-lock", scratch.path("m.json"), "-q"],
+                                         stdout: .discard, stderr: .file(scratch.path("err.txt")))
         func stderr() -> String { (try? String(contentsOfFile: scratch.path("err.txt"), encoding: .utf8)) ?? "" }
         // Wait (bounded) until the run says it is waiting, then end the holder.
         for _ in 0..<500 where !stderr().contains("waiting") { try await Task.sleep(for: .milliseconds(10)) }
@@ -479,10 +470,13 @@ struct RunStateTests {
         #expect(stderr().contains("; waiting until it ends"))
         #expect(!FileManager.default.fileExists(atPath: scratch.path("a.txt")), "nothing runs while the lock is held")
         lock = nil
-        for _ in 0..<500 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-        if process.isRunning { process.terminate() }
-        try #require(!process.isRunning, "the run went on once the lock was free")
-        #expect(process.terminationStatus == 0)
+        var ending: RunningProgram.Ending?
+        for _ in 0..<500 where ending == nil {
+            try await Task.sleep(for: .milliseconds(10))
+            ending = program.poll()
+        }
+        if ending == nil { program.signal(SIGKILL) }
+        #expect(ending == .exited(0), "the run went on once the lock was free")
         #expect((try? String(contentsOfFile: scratch.path("a.txt"), encoding: .utf8)) == "x")
         withExtendedLifetime(lock) {}
     }
@@ -559,12 +553,9 @@ struct RunStateTests {
         server.script("/files/slow.bin", [.drip(bytesPerSecond: 200_000)])
         try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "slow", "download": {"url": "\#(server.baseURL)/files/slow.bin", "to": "slow.bin"}}]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = CommandRunner.binary
-        process.arguments = ["run", scratch.path("m.json"), "--state", scratch.path("state"), "--durable-interval", "100ms", "-q"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let program = try RunningProgram(CommandRunner.binary.path,
+                                         ["run", scratch.path("m.json"), "--state", scratch.path("state"), "--durable-interval", "100ms", "-q"],
+                                         stdout: .discard, stderr: .discard)
         // Wait (bounded) for a flushed offset to be recorded, then kill the run outright.
         var durable: Int64 = 0
         for _ in 0..<400 where durable == 0 {
@@ -573,8 +564,8 @@ struct RunStateTests {
             // store itself, racing the run that is creating it (which then fails to open it).
             durable = (try? SQLiteCheckpointStore.reading(path: scratch.path("state/checkpoints.sqlite")).load("slow"))??.durableBytes ?? 0
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        program.signal(SIGKILL)
+        #expect(program.wait(upTo: .seconds(10)) == .signalled(SIGKILL))
         let partial = scratch.path("out/slow.bin.xferpart")
         let length = try FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int64 ?? 0
         #expect(durable > 0)

@@ -11,9 +11,9 @@ final class RealServer: @unchecked Sendable {
     let name: String
     let port: Int
     let folder: URL
-    private let process: Process
+    private let process: RunningProgram
 
-    private init(name: String, port: Int, folder: URL, process: Process) {
+    private init(name: String, port: Int, folder: URL, process: RunningProgram) {
         self.name = name
         self.port = port
         self.folder = folder
@@ -57,15 +57,9 @@ final class RealServer: @unchecked Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let port = try LoopbackPort.free()
         try configure(folder, port)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments(folder, port)
-        process.currentDirectoryURL = folder
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         let log = folder.appendingPathComponent("server.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: log)
-        try process.run()
+        let process = try RunningProgram(program, arguments(folder, port), directory: folder.path, stdout: .discard, stderr: .file(log.path))
         let server = RealServer(name: name, port: port, folder: folder, process: process)
         for _ in 0..<100 {
             if server.accepts() { return server }
@@ -100,8 +94,8 @@ final class RealServer: @unchecked Sendable {
     /// SIGKILL, then a bounded wait: a child of the test runner may inherit a signal mask
     /// that blocks SIGTERM (nginx then never stops), and `waitUntilExit` spins.
     func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        for _ in 0..<200 where process.isRunning { usleep(10_000) }
+        process.signal(SIGKILL)
+        _ = process.wait(upTo: .seconds(2))
         try? FileManager.default.removeItem(at: folder)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import XferFixtures
 import XferCurl
 
 /// The engine against servers we did not write. Serialized: each starts a daemon.
@@ -437,13 +438,12 @@ struct RealServerTests {
         defer { sshd.stop() }
         try sshd.write("sftp/f.bin", Array("hello".utf8))
         let socket = sshd.path("agent.sock")
-        let agent = Process()
-        agent.executableURL = URL(fileURLWithPath: agentProgram)
-        agent.arguments = ["-D", "-a", socket]
-        agent.standardOutput = FileHandle.nullDevice
-        agent.standardError = FileHandle.nullDevice  // else it holds `swift test`'s pipe open
-        try agent.run()
-        defer { kill(agent.processIdentifier, SIGKILL) }  // with -D it ignores SIGTERM
+        // Its output discarded, else it holds `swift test`'s pipe open.
+        let agent = try RunningProgram(agentProgram, ["-D", "-a", socket], stdout: .discard, stderr: .discard)
+        defer {
+            agent.signal(SIGKILL)  // with -D it ignores SIGTERM
+            _ = agent.wait(upTo: .seconds(2))
+        }
         for _ in 0..<500 where access(socket, F_OK) != 0 { usleep(10_000) }
         try #require(RealServer.runToEnd(add, ["-q", sshd.path("client_key")], environment: ["SSH_AUTH_SOCK=\(socket)"]) == 0, "ssh-add")
         // Process-wide, as libssh2 reads it. Other tests' servers do not know this key.
