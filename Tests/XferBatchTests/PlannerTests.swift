@@ -9,6 +9,9 @@ struct PlannerTests {
     /// A CA bundle, client certificate or SSH file a transfer's settings name that cannot be read fails the
     /// transfer before it sends anything: `plan` says so, unless a job of the plan writes it.
     @Test func aFileTheTransferSettingsNameThatCannotBeReadIsShownFailing() throws {
+        // In a folder of the test's own, which any user running the tests may write in.
+        let t = try ExecutorTesting()
+        defer { t.cleanUp() }
         let missing = "/nonexistent/xferbatch/ca.pem"
         let jobs = [
             #"{"id": "tls", "download": {"url": "https://x.org/a", "to": "a", "tls": {"caFile": "\#(missing)"}}}"#,
@@ -16,15 +19,15 @@ struct PlannerTests {
             #"{"id": "plain", "download": {"url": "http://x.org/a", "to": "b", "tls": {"caFile": "\#(missing)"}}}"#,
             #"{"id": "me", "download": {"url": "https://x.org/c", "to": "c", "tls": {"clientCert": "/etc/hostname", "clientKey": "\#(missing)"}}}"#,
         ]
-        let forecast = RunForecast(plan: try M.plan(M.manifest(jobs: jobs.joined(separator: ","))), store: InMemoryCheckpointStore())
+        let forecast = RunForecast(plan: try t.plan(jobs: jobs.joined(separator: ",")), store: InMemoryCheckpointStore())
         let reason = String(cString: strerror(ENOENT))
         #expect(forecast.actions[0] == .fails(reason: "cannot read \(missing) (tls.caFile): \(reason)"))
         #expect(forecast.actions[1] == .fails(reason: "cannot read \(missing) (sftp.privateKey): \(reason)"))
         #expect(forecast.actions[2] == .transfer, "plain http reads no CA file")
         #expect(forecast.actions[3] == .fails(reason: "cannot read \(missing) (tls.clientKey): \(reason)"))
         let fetched = M.download("ca", "https://x.org/ca.pem", to: "ca.pem")
-            + #", {"id": "tls", "dependsOn": ["ca"], "download": {"url": "https://x.org/a", "to": "a", "tls": {"caFile": "\#(M.directory)/ca.pem"}}}"#
-        let later = RunForecast(plan: try M.plan(M.manifest(jobs: fetched)), store: InMemoryCheckpointStore())
+            + #", {"id": "tls", "dependsOn": ["ca"], "download": {"url": "https://x.org/a", "to": "a", "tls": {"caFile": "\#(t.folder.path)/ca.pem"}}}"#
+        let later = RunForecast(plan: try t.plan(jobs: fetched), store: InMemoryCheckpointStore())
         #expect(later.actions[1] == .transfer, "a job of the plan writes it first")
     }
 
