@@ -1,0 +1,24 @@
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+@testable import XferBatch
+import XferCurl
+import XferFixtures
+
+@Suite("Disk space")
+struct DiskSpaceTests {
+    @Test func aDownloadTooLargeForTheDiskFailsAtOnceAndOthersGoOn() async throws {
+        let t = try ExecutorTesting()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/small", [.body([1])])
+        let plan = try t.plan(jobs: ExecutorTesting.download("huge", "https://x.org/huge", inner: #", "size": "900TB""#) + ","
+                              + ExecutorTesting.download("small", "https://x.org/small"))
+        let result = await t.run(plan)
+        #expect(result.state("huge") == .failed)
+        #expect(result.job("huge")?.lifecycle.reason?.hasPrefix("no-space: ") == true)
+        #expect(result.job("huge")?.lifecycle.reason?.contains("is free there") == true)
+        #expect(t.transport.requests.allSatisfy { $0.url.hasSuffix("/small") }, "the big one was never requested")
+        #expect(result.state("small") == .succeeded)
+    }
+}
