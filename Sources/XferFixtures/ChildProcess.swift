@@ -19,15 +19,9 @@ public enum ChildProcess {
     }
 
     /// `environment` nil passes this process's own; `limit` bounds the whole run.
-    public static func run(_ program: String, _ arguments: [String], environment: [String]? = nil,
+    public static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil,
                            limit: Duration = .seconds(30)) -> Result {
-        let variables = environment.map { pairs in
-            Dictionary(pairs.map { pair in
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
-            }, uniquingKeysWith: { $1 })
-        }
-        guard let running = try? RunningProgram(program, arguments, environment: variables, stderr: .discard) else {
+        guard let running = try? RunningProgram(program, arguments, environment: environment, stderr: .discard) else {
             return Result(status: -1, output: [])
         }
         let (ending, output, _) = running.finish(within: limit)

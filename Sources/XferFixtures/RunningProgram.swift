@@ -169,7 +169,7 @@ public final class RunningProgram: @unchecked Sendable {
                     kill(pid, SIGKILL)
                     break
                 }
-                timeout = Int32(clamping: left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+                timeout = Self.milliseconds(left)
             }
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             guard Glibc.poll(&fds, nfds_t(fds.count), timeout) >= 0 || errno == EINTR else { break }
@@ -191,18 +191,31 @@ public final class RunningProgram: @unchecked Sendable {
     }
 
     /// The first line the program writes to its piped stdout, without the newline; nil when
-    /// stdout ends first. Reads one byte at a time, so nothing after the line is taken.
-    public func firstLine() -> String? {
+    /// stdout ends first or no line came within `limit`. Reads one byte at a time, so
+    /// nothing after the line is taken.
+    public func firstLine(within limit: Duration = .seconds(30)) -> String? {
         guard output >= 0 else { return nil }
+        let deadline = ContinuousClock.now + limit
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return nil }
+            var entry = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            let ready = Glibc.poll(&entry, 1, Self.milliseconds(left))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return nil }
             let n = read(output, &byte, 1)
             if n < 0 && errno == EINTR { continue }
             guard n == 1 else { return nil }
             if byte == 0x0A { return String(decoding: line, as: UTF8.self) }
             line.append(byte)
         }
+    }
+
+    /// `duration` in whole milliseconds, rounded up: a timeout for `poll`.
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        Int32(clamping: duration.components.seconds * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000 + 1)
     }
 
     private static func ending(_ status: Int32) -> Ending {

@@ -48,18 +48,12 @@ struct CommandRunner {
         return nil
     }
 
-    /// Runs `xferbatch args...` in `directory` as a user that file permissions apply to: as
-    /// root (CI), a copy of the binary in `directory` as `nobody`, through `setpriv`; as
-    /// anyone else, the binary as it is. (Root reads every folder, so a test of a folder
-    /// that cannot be read needs another user.)
-    ///
-    /// A copy just written can be refused for a moment with "Text file busy" (`ETXTBSY`):
-    /// a program another test starts at that instant inherits the copy's open write end
-    /// until it has started. That refusal is tried again, a bounded number of times.
+    /// Runs `xferbatch args...` in `directory` as a user that file permissions apply to
+    /// (`unprivileged`). (Root reads every folder, so a test of a folder that cannot be
+    /// read needs another user.)
     static func runUnprivileged(_ args: [String], in directory: URL) async throws -> Result {
         guard getuid() == 0 else { return try await run(args, in: directory) }
-        let copy = directory.appendingPathComponent("xferbatch-copy")
-        if !FileManager.default.fileExists(atPath: copy.path) { try FileManager.default.copyItem(at: binary, to: copy) }
+        let command = try unprivileged(binary, in: directory) + args
         let environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "COLUMNS": "100", "HOME": directory.path]
         var result: Result
         var tries = 0
@@ -67,12 +61,27 @@ struct CommandRunner {
             if tries > 0 { try await Task.sleep(for: .milliseconds(50)) }
             tries += 1
             result = try await detached {
-                try launch(URL(fileURLWithPath: "/usr/bin/setpriv"), ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path] + args,
-                           environment: environment, in: directory)
+                try launch(URL(fileURLWithPath: command[0]), Array(command.dropFirst()), environment: environment, in: directory)
             }
-        } while result.status == 126 && result.stderr.contains("Text file busy") && tries < 20
+        } while result.status == 126 && isTextFileBusy(result.stderr) && tries < 20
         return result
     }
+
+    /// The command that runs `program` as a user that file permissions apply to: as root
+    /// (CI), a copy of it in `directory` (which `nobody` can reach wherever the build folder
+    /// is) as `nobody`, through `setpriv`; as anyone else, the program as it is.
+    static func unprivileged(_ program: URL, in directory: URL) throws -> [String] {
+        guard getuid() == 0 else { return [program.path] }
+        let copy = directory.appendingPathComponent(program.lastPathComponent + "-copy")
+        if !FileManager.default.fileExists(atPath: copy.path) { try FileManager.default.copyItem(at: program, to: copy) }
+        return ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", copy.path]
+    }
+
+    /// Whether a start was refused only because the copy `unprivileged` just wrote was still
+    /// open for writing ("Text file busy", `ETXTBSY`: a program another test started at that
+    /// instant had inherited the write end until it exec'd): worth trying again, a bounded
+    /// number of times.
+    static func isTextFileBusy(_ stderr: String) -> Bool { stderr.contains("Text file busy") }
 
     static func runTool(_ path: String, _ args: [String]) async throws -> Result {
         try await detached { try runToolBlocking(path, args) }

@@ -9,15 +9,12 @@ final class FixtureProgram: Sendable {
     /// `http://127.0.0.1:PORT`, from the line the program prints once it listens.
     let baseURL: String
 
-    /// Starts the program serving `root` under `/files/`, from a copy in `scratch` (which
-    /// `nobody` can run wherever the build folder is). A copy just written can be refused
-    /// for a moment with "Text file busy" (see `CommandRunner.runUnprivileged`): tried again.
+    /// Starts the program serving `root` under `/files/`, as `CommandRunner.unprivileged`
+    /// runs a program.
     init(serving root: String, scratch: URL) throws {
         let built = CommandRunner.binary.deletingLastPathComponent().appendingPathComponent("xferbatch-fixture")
         try #require(FileManager.default.isExecutableFile(atPath: built.path), "build it first: swift build --product xferbatch-fixture")
-        let copy = scratch.appendingPathComponent("xferbatch-fixture").path
-        try FileManager.default.copyItem(atPath: built.path, toPath: copy)
-        let command = (getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []) + [copy, "--root", root]
+        let command = try CommandRunner.unprivileged(built, in: scratch) + ["--root", root]
         var tries = 0
         while true {
             tries += 1
@@ -28,9 +25,8 @@ final class FixtureProgram: Sendable {
                 self.baseURL = String(line.dropFirst("listening on ".count))
                 return
             }
-            let (_, _, stderr) = program.finish(within: .seconds(10))
-            let error = String(decoding: stderr, as: UTF8.self)
-            guard error.contains("Text file busy"), tries < 20 else {
+            let error = String(decoding: program.finish(within: .seconds(10)).stderr, as: UTF8.self)
+            guard CommandRunner.isTextFileBusy(error), tries < 20 else {
                 throw FixtureProgramError(description: "xferbatch-fixture did not start: \(error)")
             }
             Thread.sleep(forTimeInterval: 0.05)

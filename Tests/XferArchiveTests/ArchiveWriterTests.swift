@@ -61,7 +61,7 @@ struct ArchiveWriterTests {
             if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("bsdtar missing: install libarchive-tools") }
             return
         }
-        let listed = ChildProcess.run("/usr/bin/bsdtar", ["-tf", archive], environment: ["LC_ALL=C.UTF-8"])
+        let listed = ChildProcess.run("/usr/bin/bsdtar", ["-tf", archive], environment: ["LC_ALL": "C.UTF-8"])
         #expect(listed.status == 0)
         #expect(listed.text == "résumé.txt\n\(long)\nデータ/東京.txt\n")
     }

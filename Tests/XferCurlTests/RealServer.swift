@@ -32,7 +32,7 @@ final class RealServer: @unchecked Sendable {
     /// Runs `program` to its end and returns its exit status (-1 when it could not be
     /// started or did not end within 10 s); see `ChildProcess`. `environment` nil passes
     /// this process's own.
-    static func runToEnd(_ program: String, _ arguments: [String], environment: [String]? = nil) -> Int32 {
+    static func runToEnd(_ program: String, _ arguments: [String], environment: [String: String]? = nil) -> Int32 {
         ChildProcess.run(program, arguments, environment: environment, limit: .seconds(10)).status
     }
 

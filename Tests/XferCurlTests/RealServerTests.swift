@@ -447,7 +447,7 @@ struct RealServerTests {
             _ = agent.wait(upTo: .seconds(2))
         }
         for _ in 0..<500 where access(socket, F_OK) != 0 { usleep(10_000) }
-        try #require(RealServer.runToEnd(add, ["-q", sshd.path("client_key")], environment: ["SSH_AUTH_SOCK=\(socket)"]) == 0, "ssh-add")
+        try #require(RealServer.runToEnd(add, ["-q", sshd.path("client_key")], environment: ["SSH_AUTH_SOCK": socket]) == 0, "ssh-add")
         // Process-wide, as libssh2 reads it. Other tests' servers do not know this key.
         let before = getenv("SSH_AUTH_SOCK").map { String(cString: $0) }
         setenv("SSH_AUTH_SOCK", socket, 1)
