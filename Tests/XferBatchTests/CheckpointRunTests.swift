@@ -469,6 +469,22 @@ extension CheckpointRunTests {
         let status = try JobStatus.all(plan: plan, store: store)
         #expect(status.map(\.state) == [.pending])
         #expect(status[0].lastError == nil)
+        #expect(status[0].reason == "started, but no data was kept")
+    }
+
+    /// A resumable download's record names its partial file; once that is removed, the
+    /// record alone is no progress, and `status` says why the job is pending.
+    @Test func aStartedDownloadWhosePartialIsGoneShowsAsPendingWithTheReason() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a"))
+        let partial = t.folder.path + "/a.bin.xferpart"
+        try store.save(JobCheckpoint(jobID: "a", fingerprint: JobFingerprint.of(plan.jobs[0]), phase: .running, attempts: 1,
+                                     bytes: 0, etag: "\"v1\"", partialPath: partial))
+        #expect(try JobStatus.all(plan: plan, store: store).map(\.reason) == ["its partial file is gone"])
+        try Data([1, 2]).write(to: URL(fileURLWithPath: partial))
+        #expect(try JobStatus.all(plan: plan, store: store).map(\.state) == [.partial], "while it is there, it is progress")
     }
 
     @Test func aDownloadThatReceivedNothingLeavesNoPartialBehind() async throws {

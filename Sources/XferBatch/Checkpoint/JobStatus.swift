@@ -20,8 +20,8 @@ public struct JobStatus: Sendable, Equatable {
     public var expected: Int64?
     /// The error that ended the job's last attempt (failed, or partial after a failure).
     public var lastError: String?
-    /// Why a job with a finished record will run again (its upload source changed, its
-    /// output was removed): pending for a reason, not failed.
+    /// Why a job with a record is pending: a finished one will run again (its upload source
+    /// changed, its output was removed), or a started one has nothing to continue.
     public var reason: String?
     /// A download whose file a `removeSources` archive packed and removed: that archive
     /// (see `PackedSources`).
@@ -61,7 +61,12 @@ public struct JobStatus: Sendable, Equatable {
                     return JobStatus(id: job.id, state: .partial, path: record.partialPath, bytes: partial, expected: record.expectedSize,
                                      lastError: record.lastError)
                 }
-                return JobStatus(id: job.id, state: record.lastError == nil ? .pending : .failed, bytes: 0, lastError: record.lastError)
+                guard record.lastError == nil else { return JobStatus(id: job.id, state: .failed, bytes: 0, lastError: record.lastError) }
+                // Started by an interrupted run (or by the run under way), with nothing to
+                // continue: said, or it read as a job no run ever started.
+                let gone = record.partialPath.map { DownloadStart.size(of: $0) == nil } ?? false
+                return JobStatus(id: job.id, state: .pending, bytes: 0,
+                                 reason: gone ? "its partial file is gone" : "started, but no data was kept")
             }
         }
     }
