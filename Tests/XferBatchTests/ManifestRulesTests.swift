@@ -194,6 +194,13 @@ struct ManifestRulesTests {
         #expect(lines.contains { $0.contains("jobs[0].download.to: a data: URL has no file name") })
     }
 
+    /// One mistake, one error: an empty "to" is reported as empty, whatever the URL.
+    @Test func anEmptyToWithADataURLIsOneError() {
+        let lines = M.problems(M.manifest(jobs: M.download("a", "data:,hello", to: "")))
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("jobs[0].download.to: must not be empty") == true)
+    }
+
     /// Found when the manifest is read, at its JSON path, not as "the data: URL is
     /// malformed" once the run got to it.
     @Test func aDataURLThatCannotBeDecodedIsAManifestError() {

@@ -64,6 +64,10 @@ struct TransferURLTests {
         #expect(try TransferURL(parsing: "data:text/plain;base64,aGVsbG8=").redacted == "data:text/plain;base64,…")
     }
 
+    @Test func anEmptyDataURLIsShownWhole() throws {
+        #expect(try TransferURL(parsing: "data:,").redacted == "data:,")
+    }
+
     @Test func aFileNameAppendedToAFolderURLIsOneEncodedSegmentBeforeTheQuery() throws {
         let folder = try TransferURL(parsing: "https://x.org/in/?token=t#f")
         #expect(folder.namesFolder)

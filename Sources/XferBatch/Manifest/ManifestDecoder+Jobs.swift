@@ -84,7 +84,8 @@ extension ManifestDecoder {
         let refresh = field(m, "refresh") { oneOf($0, RefreshMode.self) } ?? .never
         let transfer = decodeTransferSettings(m)
         guard let url else { return nil }
-        if url.scheme == "data", to == nil || to!.hasSuffix("/") {
+        // Unless "to" is there but wrong (empty: reported already, one error per mistake).
+        if url.scheme == "data", m["to"] == nil || to?.hasSuffix("/") == true {
             within("to") { report("a data: URL has no file name; give \"to\" a file name", at: node.offset) }
         }
         if url.scheme == "data", let problem = DataURL.problem(url.string) {

@@ -145,7 +145,10 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     /// reports (pre-signed URLs carry their signature in the query).
     public var redacted: String {
         if scheme == "data" {
-            guard let comma = string.utf8.firstIndex(of: UInt8(ascii: ",")) else { return string }
+            // The data is left out (it may be long, or a secret); none is shown as none.
+            guard let comma = string.utf8.firstIndex(of: UInt8(ascii: ",")), string.utf8.index(after: comma) != string.utf8.endIndex else {
+                return string
+            }
             return String(string[...comma]) + "…"
         }
         let shown = secretTexts.isEmpty ? string : maskingSecretTexts()
