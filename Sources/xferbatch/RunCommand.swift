@@ -92,6 +92,10 @@ struct RunCommand: AsyncParsableCommand {
             StandardStreams.writeError("xferbatch: \(option): cannot write \(path): \(problem)\n")
             throw ExitCode(ExitStatus.invalidInput.rawValue)
         }
+        // A CI system reading the file as JUnit would fail on it, after the whole run.
+        if let report, report.lowercased().hasSuffix(".xml") {
+            StandardStreams.writeError("xferbatch: warning: --report writes the JSON report; \(report) will hold JSON (the JUnit XML report is --junit)\n")
+        }
         if let warning = OpenFileLimit.fit(&plan.limits, openFiles: OpenFileLimit.raise()) {
             StandardStreams.writeError("xferbatch: warning: \(warning)\n")
         }

@@ -203,6 +203,20 @@ struct RunCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.folder.path).sorted() == ["blocker", "folder", "m.json"], "nothing ran")
     }
 
+    /// `--report results.xml` where `--junit` was meant: said before the run, not found
+    /// by the CI system that fails to read the file as XML afterwards.
+    @Test func aJSONReportNamedXMLIsWarnedAbout() async throws {
+        let scratch = try Scratch()
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--report", scratch.path("results.xml")])
+        #expect(result.status == 0)
+        #expect(result.stderr == "xferbatch: warning: --report writes the JSON report; \(scratch.path("results.xml")) will hold JSON (the JUnit XML report is --junit)\n")
+        #expect(try String(contentsOfFile: scratch.path("results.xml"), encoding: .utf8).hasPrefix("{"))
+        let json = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--report", scratch.path("results.json")])
+        #expect(json.stderr == "")
+    }
+
     /// As a run creates its output folders: `--report out/r.json`, with `out/` the output
     /// folder a first run creates, is the common case (the demo does it).
     @Test func aReportsMissingFolderIsCreated() async throws {
