@@ -19,11 +19,11 @@ struct StatusCommand: AsyncParsableCommand {
         let whole = try options.loadPlan()
         let plan = try selection.apply(to: whole)
         let store = try stateOptions.existingStore(for: plan)
-        let rows = try JobStatus.all(plan: plan, store: store)
+        let running = RunLock.holder(ofStateFolder: stateOptions.folder(for: plan))?.holder
+        let rows = try JobStatus.all(plan: plan, store: store, runUnderWay: running != nil)
         // Records of jobs the manifest no longer has, judged against the whole manifest,
         // and only shown when every job is.
         let stale = selection.jobs.isEmpty ? try StaleRecord.all(plan: whole, store: store) : []
-        let running = RunLock.holder(ofStateFolder: stateOptions.folder(for: plan))?.holder
         if json {
             StandardStreams.write(JobStatus.json(rows, stale: stale, runUnderWay: running))
         } else {

@@ -470,6 +470,8 @@ extension CheckpointRunTests {
         #expect(status.map(\.state) == [.pending])
         #expect(status[0].lastError == nil)
         #expect(status[0].reason == "started, but no data was kept")
+        let duringARun = try JobStatus.all(plan: plan, store: store, runUnderWay: true)
+        #expect(duringARun[0].reason == "started, no data yet", "perhaps the job that run is doing now")
     }
 
     /// A resumable download's record names its partial file; once that is removed, the

@@ -33,7 +33,9 @@ public struct JobStatus: Sendable, Equatable {
     }
 
     /// Every job of `plan`, from `store`. A record with another fingerprint is stale.
-    public static func all(plan: Plan, store: any CheckpointStore) throws -> [JobStatus] {
+    /// `runUnderWay`: a run holds the state folder (`RunLock.holder`), so a job started
+    /// with nothing kept may be one it is doing now, not one an interrupted run left.
+    public static func all(plan: Plan, store: any CheckpointStore, runUnderWay: Bool = false) throws -> [JobStatus] {
         let packed = PackedSources(plan: plan, store: store)
         let renamed = RenamedJobs(plan: plan, store: store)
         return try plan.jobs.map { job in
@@ -65,8 +67,8 @@ public struct JobStatus: Sendable, Equatable {
                 // Started by an interrupted run (or by the run under way), with nothing to
                 // continue: said, or it read as a job no run ever started.
                 let gone = record.partialPath.map { DownloadStart.size(of: $0) == nil } ?? false
-                return JobStatus(id: job.id, state: .pending, bytes: 0,
-                                 reason: gone ? "its partial file is gone" : "started, but no data was kept")
+                let why = gone ? "its partial file is gone" : runUnderWay ? "started, no data yet" : "started, but no data was kept"
+                return JobStatus(id: job.id, state: .pending, bytes: 0, reason: why)
             }
         }
     }
