@@ -25,7 +25,7 @@ struct StateOptions: ParsableArguments {
         do {
             let store = try SQLiteCheckpointStore.reading(path: path)
             if let warning = store.warning { StandardStreams.writeError("xferbatch: warning: \(warning)\n") }
-            return try PreloadedCheckpointStore(store, journal: journal(for: plan), readOnly: true)
+            return try PreloadedCheckpointStore(store, journal: journal(for: plan), readOnly: true, expectedJobs: plan.jobs.count)
         } catch {
             StandardStreams.writeError("xferbatch: \(error)\n")
             throw ExitCode(ExitStatus.invalidInput.rawValue)
@@ -35,7 +35,7 @@ struct StateOptions: ParsableArguments {
     /// The store a writer uses (it holds the lock): the journal of a killed run adopted first.
     func writableStore(for plan: Plan) throws -> PreloadedCheckpointStore {
         do {
-            return try PreloadedCheckpointStore(store(for: plan), journal: journal(for: plan))
+            return try PreloadedCheckpointStore(store(for: plan), journal: journal(for: plan), expectedJobs: plan.jobs.count)
         } catch let exit as ExitCode {
             throw exit
         } catch {

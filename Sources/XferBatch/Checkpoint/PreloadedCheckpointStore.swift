@@ -43,11 +43,15 @@ public final class PreloadedCheckpointStore: CheckpointStore {
     ///   - readOnly: adopt the journal's intact records in memory only, writing nothing
     ///     (`plan` and `status` show a killed run's finished jobs without touching state).
     ///   - groupSize: finished files per group commit.
+    ///   - expectedJobs: how many jobs the run has, so that the records' table is sized
+    ///     once instead of being copied into a larger one eleven times as a fresh run of
+    ///     2,000 jobs fills it.
     public init(_ base: any CheckpointStore, journal journalPath: String? = nil, readOnly: Bool = false,
-                groupSize: Int = defaultGroupSize) throws {
+                groupSize: Int = defaultGroupSize, expectedJobs: Int = 0) throws {
         self.base = base
         self.groupSize = groupSize
         var all: [String: JobCheckpoint] = [:]
+        all.reserveCapacity(expectedJobs)
         for record in try base.all() { all[record.jobID] = record }
         var adopted: [JobCheckpoint] = []
         if readOnly, let journalPath {
