@@ -85,10 +85,10 @@ final class EasyTransfer: @unchecked Sendable {
         url.prefix { $0 != ":" }.lowercased()
     }
 
-    /// Creates and configures the easy handle. On failure nothing is left allocated
-    /// beyond what `close()` frees.
-    func prepare() throws(TransferError) {
-        guard let easy = curl_easy_init() else {
+    /// Takes an easy handle from `handles` and configures it. On failure nothing is left
+    /// allocated beyond what `close()` frees.
+    func prepare(from handles: inout EasyHandlePool) throws(TransferError) {
+        guard let easy = handles.take() else {
             throw TransferError(kind: .local, code: "curl_easy_init", message: "libcurl could not create a transfer handle")
         }
         handle = easy
@@ -102,9 +102,16 @@ final class EasyTransfer: @unchecked Sendable {
         continuation.resume(returning: result)
     }
 
-    /// Writes out the body bytes still gathered, then frees the easy handle and everything
-    /// attached to it. The handle must already be out of the multi handle, and the
-    /// destination descriptor still open. Safe to call twice.
+    /// Writes out the body bytes still gathered, then frees the easy handle (or gives it
+    /// back to `handles`) and everything attached to it. The handle must already be out of
+    /// the multi handle, and the destination descriptor still open. Safe to call twice.
+    func close(returningHandleTo handles: inout EasyHandlePool) {
+        if let handle { handles.give(handle) }
+        handle = nil
+        close()
+    }
+
+    /// As `close(returningHandleTo:)`, freeing the handle.
     func close() {
         releasePendingWrite()
         if let handle { curl_easy_cleanup(handle) }

@@ -175,6 +175,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             }
         }
         var active: [UInt64: EasyTransfer] = [:]
+        var handles = EasyHandlePool()
         var cancelledBeforeStart = Set<UInt64>()
         var running = true
         while running || !active.isEmpty {
@@ -185,10 +186,10 @@ public final class TransferEngine: Transport, @unchecked Sendable {
                         transfer.complete(.failure(.cancelled()))
                         continue
                     }
-                    start(transfer, into: &active)
+                    start(transfer, into: &active, handles: &handles)
                 case .cancel(let id):
                     if let transfer = active.removeValue(forKey: id) {
-                        finish(transfer, with: .failure(.cancelled()))
+                        finish(transfer, with: .failure(.cancelled()), handles: &handles)
                     } else {
                         cancelledBeforeStart.insert(id)  // its `add` is still on its way
                     }
@@ -196,15 +197,15 @@ public final class TransferEngine: Transport, @unchecked Sendable {
                     job.runSynchronously(on: asUnownedTaskExecutor())
                 case .shutdown:
                     running = false
-                    for transfer in active.values { finish(transfer, with: .failure(.cancelled())) }
+                    for transfer in active.values { finish(transfer, with: .failure(.cancelled()), handles: &handles) }
                     active.removeAll()
                 }
             }
             if !running { break }
             var stillRunning: Int32 = 0
             let performed = curl_multi_perform(multi, &stillRunning)
-            if performed != CURLM_OK { failAll(&active, performed) }
-            collectFinished(&active)
+            if performed != CURLM_OK { failAll(&active, performed, handles: &handles) }
+            collectFinished(&active, handles: &handles)
             pools.look()
             // Announce the sleep before looking at the inbox a last time: a sender either
             // sees `polling` and wakes us, or its command is seen here.
@@ -212,11 +213,12 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             if inbox.withLock({ $0.commands.isEmpty }) {
                 var ready: Int32 = 0
                 let polled = curl_multi_poll(multi, nil, 0, 1000, &ready)
-                if polled != CURLM_OK { failAll(&active, polled) }
+                if polled != CURLM_OK { failAll(&active, polled, handles: &handles) }
             }
             polling.store(false, ordering: .sequentiallyConsistent)
         }
         closeInbox()
+        handles.drain()
         curl_multi_cleanup(multi)
         let waiters = ended.withLock { end in
             end.done = true
@@ -229,9 +231,9 @@ public final class TransferEngine: Transport, @unchecked Sendable {
         }
     }
 
-    private func start(_ transfer: EasyTransfer, into active: inout [UInt64: EasyTransfer]) {
+    private func start(_ transfer: EasyTransfer, into active: inout [UInt64: EasyTransfer], handles: inout EasyHandlePool) {
         do {
-            try transfer.prepare()
+            try transfer.prepare(from: &handles)
         } catch {
             transfer.close()
             transfer.complete(.failure(error))
@@ -249,7 +251,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
         logger.trace("transfer started", metadata: ["transfer.id": "\(transfer.id)"])
     }
 
-    private func collectFinished(_ active: inout [UInt64: EasyTransfer]) {
+    private func collectFinished(_ active: inout [UInt64: EasyTransfer], handles: inout EasyHandlePool) {
         var queued: Int32 = 0
         while let message = curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
@@ -268,7 +270,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             case nil: result = transfer.result(for: code)
             }
             active.removeValue(forKey: transfer.id)
-            finish(transfer, with: result)
+            finish(transfer, with: result, handles: &handles)
         }
     }
 
@@ -285,11 +287,13 @@ public final class TransferEngine: Transport, @unchecked Sendable {
         return added == CURLM_OK ? nil : Self.multiError(added)
     }
 
-    /// Removes the handle from the multi handle, frees it, then resumes the awaiting task.
-    private func finish(_ transfer: EasyTransfer, with result: Result<TransferOutcome, TransferError>) {
+    /// Removes the handle from the multi handle, gives it back to `handles`, then resumes
+    /// the awaiting task.
+    private func finish(_ transfer: EasyTransfer, with result: Result<TransferOutcome, TransferError>,
+                        handles: inout EasyHandlePool) {
         if let handle = transfer.handle { curl_multi_remove_handle(multi, handle) }
         pools.leave(transfer)
-        transfer.close()
+        transfer.close(returningHandleTo: &handles)
         switch result {
         case .success(let outcome):
             logger.trace("transfer done", metadata: ["transfer.id": "\(transfer.id)", "transfer.status": "\(outcome.status)"])
@@ -300,9 +304,9 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     }
 
     /// A failing multi handle fails every transfer on it rather than crashing.
-    private func failAll(_ active: inout [UInt64: EasyTransfer], _ code: CURLMcode) {
+    private func failAll(_ active: inout [UInt64: EasyTransfer], _ code: CURLMcode, handles: inout EasyHandlePool) {
         logger.info("libcurl multi handle failed", metadata: ["curl.code": "\(code.rawValue)"])
-        for transfer in active.values { finish(transfer, with: .failure(Self.multiError(code))) }
+        for transfer in active.values { finish(transfer, with: .failure(Self.multiError(code)), handles: &handles) }
         active.removeAll()
     }
 
