@@ -159,7 +159,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         let result = await runTask.value
         do {
-            try store.flush()
+            // Commits what is grouped and closes the database: its last write to the disk.
+            try store.close()
         } catch {
             // The journal still holds them: the next run adopts them.
             StandardStreams.writeError("xferbatch: warning: \(error)\n")
@@ -190,11 +191,11 @@ struct RunCommand: AsyncParsableCommand {
         let summary = { (text: String) in toStderr ? StandardStreams.writeError(text) : StandardStreams.write(text) }
         summary(result.summaryText())
         if reportWritten, let report, report != "-" { summary("Report: \(report)\n") }
-        withExtendedLifetime(lock) {}
         var status = result.summary.interrupted ? InterruptHandler.exitStatus(for: signals.received) : result.exitStatus
         // A report a cron job or CI step reads is part of the result: missing, the run did not succeed.
         if reportFailed, status == .success { status = .jobsFailed }
-        if status != .success { throw ExitCode(status.rawValue) }
+        lock.release()
+        ProcessExit.skippingTeardown(of: (plan, result, executor), status: status)
     }
 
     /// A report to `path`, or to stdout for `-`: nil when written, else why not.

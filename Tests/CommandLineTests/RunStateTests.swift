@@ -322,4 +322,25 @@ struct RunStateTests {
         #expect(again.status == 0)
         #expect(again.stdout.hasPrefix("Done: 0 succeeded, 2 up-to-date of 2 jobs"))
     }
+
+    /// A run ends without tearing its objects down (`ProcessExit`), but not before its last
+    /// write: the database closed (SQLite folds its write-ahead log in and removes it) and
+    /// every record in it, the journal empty, the lock given up.
+    @Test(arguments: [0, 1])
+    func aRunThatEndsLeavesItsStateClosedAndCommitted(failing: Int) async throws {
+        let scratch = try RunCommandTests.Scratch()
+        let bad = failing == 1 ? #", {"id": "c", "download": {"url": "file:///nonexistent/c", "to": "c.txt"}}"# : ""
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,x", "to": "a.txt"}}, {"id": "b", "download": {"url": "data:,y", "to": "b.txt"}}\#(bad)]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "-q"])
+        #expect(result.status == (failing == 1 ? 1 : 0))
+        let state = StateFolder(scratch.path(".xferbatch/m.json"))
+        #expect(!FileManager.default.fileExists(atPath: state.database + "-wal"))
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: state.journal)))?.isEmpty ?? true)
+        let records = try SQLiteCheckpointStore(path: state.database).all()
+        #expect(records.filter { $0.phase == .done }.map(\.jobID) == ["a", "b"])
+        // Taken at once: the run gave it up.
+        let lock = try await RunLock.acquire(stateFolder: scratch.path(".xferbatch/m.json"))
+        withExtendedLifetime(lock) {}
+    }
 }

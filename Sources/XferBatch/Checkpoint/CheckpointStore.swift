@@ -14,9 +14,14 @@ public protocol CheckpointStore: Sendable {
     func saveFinishedFile(_ checkpoint: JobCheckpoint) throws
     func remove(_ jobIDs: [String]) throws
     func all() throws -> [JobCheckpoint]
+    /// Writes what the store holds to the disk for good and closes it; nothing may be
+    /// saved after. Stores in memory have nothing to do.
+    func close() throws
 }
 
 extension CheckpointStore {
+    public func close() throws {}
+
     public func saveAll(_ checkpoints: [JobCheckpoint]) throws {
         for c in checkpoints { try save(c) }
     }

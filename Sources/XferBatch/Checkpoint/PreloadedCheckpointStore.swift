@@ -125,6 +125,12 @@ public final class PreloadedCheckpointStore: CheckpointStore {
         try writes.withLock { _ in try state.withLock { s in try commitAll(&s) } }
     }
 
+    /// Commits what is grouped, then closes the underlying store (see `CheckpointStore.close`).
+    public func close() throws {
+        try flush()
+        try writes.withLock { _ in try base.close() }
+    }
+
     /// Commits every pending record; with `writes` held no group is being written, so
     /// both journal files hold only lines that are now committed.
     private func commitAll(_ s: inout State) throws {

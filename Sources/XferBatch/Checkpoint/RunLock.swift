@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One run per state folder: an exclusive `flock` on `<state>/lock`, held for the run.
 ///
@@ -11,6 +12,7 @@ public final class RunLock: Sendable {
     }
 
     private let descriptor: Int32
+    private let released = Atomic<Bool>(false)
 
     private init(descriptor: Int32) {
         self.descriptor = descriptor
@@ -104,11 +106,16 @@ public final class RunLock: Sendable {
         return Held(holder: text.isEmpty ? "another run" : text)
     }
 
-    deinit {
+    /// Gives the state folder up now, for a command that ends without tearing its objects
+    /// down (`ProcessExit`); otherwise this happens when the lock goes away. Once only.
+    public func release() {
+        guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
         // Unlocked first: a close alone releases the lock only once every copy of the
         // descriptor is closed, and a process forked at that moment holds a copy until it
         // execs (CLOEXEC), which on a loaded machine took seconds (seen in the tests).
         _ = flock(descriptor, LOCK_UN)
         close(descriptor)
     }
+
+    deinit { release() }
 }

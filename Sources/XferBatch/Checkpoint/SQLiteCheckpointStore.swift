@@ -166,6 +166,13 @@ public final class SQLiteCheckpointStore: CheckpointStore {
         }
     }
 
+    /// Closes the database. SQLite then copies the write-ahead log into the database file
+    /// and flushes both to the disk: the run's records survive a power loss from here on
+    /// (see the durability argument above).
+    public func close() throws {
+        try wrap { try queue.close() }
+    }
+
     public func remove(_ jobIDs: [String]) throws {
         try wrap {
             try queue.write { db in

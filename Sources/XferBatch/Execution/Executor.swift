@@ -120,6 +120,7 @@ public final class Executor: Sendable {
         summary.interrupted = interrupted
         summary.duration = endedAt - startedAt
         var jobs: [RunResult.Job] = []
+        jobs.reserveCapacity(plan.jobs.count)
         for (j, lifecycle) in scheduler.lifecycles.enumerated() {
             switch lifecycle.state {
             case .succeeded: summary.succeeded += 1
