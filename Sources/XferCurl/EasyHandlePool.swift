@@ -5,9 +5,10 @@ internal import CCurl
 /// Why: a new handle costs libcurl about 9,000 instructions (`curl_easy_init`) and
 /// freeing one about 6,000, against about 2,000 for `curl_easy_reset`; in a run of 2,000
 /// small files that was 3% of the instructions outside SHA-256 (`bench/run-instructions`).
-/// A reset handle is as new for every option (libcurl: "puts back the handle to the same
-/// state as it was in when it was just created"); what it keeps is caches (DNS, TLS
-/// sessions), which the multi handle shares anyway.
+/// A reset handle is as new for every option and all request state, authentication
+/// included (libcurl: "puts back the handle to the same state as it was in when it was
+/// just created"); what it keeps are caches libcurl names (TLS session IDs, DNS, alt-svc),
+/// never a transfer's data or settings.
 ///
 /// Confined to the engine's loop thread, like the transfers it serves.
 struct EasyHandlePool {

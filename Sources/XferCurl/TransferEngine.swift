@@ -17,7 +17,7 @@ import Synchronization
 /// The loop thread is also a `TaskExecutor` (`TransferEngine+TaskExecutor.swift`): tasks
 /// that prefer it run between libcurl calls, as curl's own tool does its bookkeeping.
 public final class TransferEngine: Transport, @unchecked Sendable {
-    // @unchecked: `multi` and `pools` are used only on the loop thread, except
+    // @unchecked: `multi`, `pools` and `handles` are used only on the loop thread, except
     // `curl_multi_wakeup`, which libcurl documents as callable from any thread. Everything
     // else is a Mutex or an Atomic.
 
@@ -47,6 +47,8 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     private let logger: Logger
     /// Transfers under each shared bandwidth cap; touched by the loop thread only.
     private var pools = BandwidthPools()
+    /// Easy handles of ended transfers, for the next ones; touched by the loop thread only.
+    private var handles = EasyHandlePool()
 
     struct LoopEnd {
         var done = false
@@ -175,7 +177,6 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             }
         }
         var active: [UInt64: EasyTransfer] = [:]
-        var handles = EasyHandlePool()
         var cancelledBeforeStart = Set<UInt64>()
         var running = true
         while running || !active.isEmpty {
@@ -186,10 +187,10 @@ public final class TransferEngine: Transport, @unchecked Sendable {
                         transfer.complete(.failure(.cancelled()))
                         continue
                     }
-                    start(transfer, into: &active, handles: &handles)
+                    start(transfer, into: &active)
                 case .cancel(let id):
                     if let transfer = active.removeValue(forKey: id) {
-                        finish(transfer, with: .failure(.cancelled()), handles: &handles)
+                        finish(transfer, with: .failure(.cancelled()))
                     } else {
                         cancelledBeforeStart.insert(id)  // its `add` is still on its way
                     }
@@ -197,15 +198,15 @@ public final class TransferEngine: Transport, @unchecked Sendable {
                     job.runSynchronously(on: asUnownedTaskExecutor())
                 case .shutdown:
                     running = false
-                    for transfer in active.values { finish(transfer, with: .failure(.cancelled()), handles: &handles) }
+                    for transfer in active.values { finish(transfer, with: .failure(.cancelled())) }
                     active.removeAll()
                 }
             }
             if !running { break }
             var stillRunning: Int32 = 0
             let performed = curl_multi_perform(multi, &stillRunning)
-            if performed != CURLM_OK { failAll(&active, performed, handles: &handles) }
-            collectFinished(&active, handles: &handles)
+            if performed != CURLM_OK { failAll(&active, performed) }
+            collectFinished(&active)
             pools.look()
             // Announce the sleep before looking at the inbox a last time: a sender either
             // sees `polling` and wakes us, or its command is seen here.
@@ -213,7 +214,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             if inbox.withLock({ $0.commands.isEmpty }) {
                 var ready: Int32 = 0
                 let polled = curl_multi_poll(multi, nil, 0, 1000, &ready)
-                if polled != CURLM_OK { failAll(&active, polled, handles: &handles) }
+                if polled != CURLM_OK { failAll(&active, polled) }
             }
             polling.store(false, ordering: .sequentiallyConsistent)
         }
@@ -231,7 +232,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
         }
     }
 
-    private func start(_ transfer: EasyTransfer, into active: inout [UInt64: EasyTransfer], handles: inout EasyHandlePool) {
+    private func start(_ transfer: EasyTransfer, into active: inout [UInt64: EasyTransfer]) {
         do {
             try transfer.prepare(from: &handles)
         } catch {
@@ -251,7 +252,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
         logger.trace("transfer started", metadata: ["transfer.id": "\(transfer.id)"])
     }
 
-    private func collectFinished(_ active: inout [UInt64: EasyTransfer], handles: inout EasyHandlePool) {
+    private func collectFinished(_ active: inout [UInt64: EasyTransfer]) {
         var queued: Int32 = 0
         while let message = curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
@@ -270,7 +271,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             case nil: result = transfer.result(for: code)
             }
             active.removeValue(forKey: transfer.id)
-            finish(transfer, with: result, handles: &handles)
+            finish(transfer, with: result)
         }
     }
 
@@ -289,8 +290,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
 
     /// Removes the handle from the multi handle, gives it back to `handles`, then resumes
     /// the awaiting task.
-    private func finish(_ transfer: EasyTransfer, with result: Result<TransferOutcome, TransferError>,
-                        handles: inout EasyHandlePool) {
+    private func finish(_ transfer: EasyTransfer, with result: Result<TransferOutcome, TransferError>) {
         if let handle = transfer.handle { curl_multi_remove_handle(multi, handle) }
         pools.leave(transfer)
         transfer.close(returningHandleTo: &handles)
@@ -304,9 +304,9 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     }
 
     /// A failing multi handle fails every transfer on it rather than crashing.
-    private func failAll(_ active: inout [UInt64: EasyTransfer], _ code: CURLMcode, handles: inout EasyHandlePool) {
+    private func failAll(_ active: inout [UInt64: EasyTransfer], _ code: CURLMcode) {
         logger.info("libcurl multi handle failed", metadata: ["curl.code": "\(code.rawValue)"])
-        for transfer in active.values { finish(transfer, with: .failure(Self.multiError(code)), handles: &handles) }
+        for transfer in active.values { finish(transfer, with: .failure(Self.multiError(code))) }
         active.removeAll()
     }
 
