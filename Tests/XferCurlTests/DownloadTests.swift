@@ -6,6 +6,32 @@ import XferFixtures
 
 @Suite("Engine: downloads")
 struct DownloadTests {
+    /// Easy handles are reused (`EasyHandlePool`): one whose transfer broke off (the
+    /// connection closed mid-body, a refused connection, a failed TLS handshake, a redirect
+    /// libcurl refused to follow) must serve the next transfer as a new one would. After a
+    /// refused redirect libcurl 7.88 kept the handle's receive buffer and refused the next
+    /// transfer's buffer size ("bad argument").
+    @Test func aTransferAfterOneThatBrokeOffIsWholeOnTheSameEngine() async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(200_000)
+            t.server.addFile("a.bin", content)
+            t.server.script("/files/a.bin", [.closeAfter(bytes: 50_000)])
+            let refused = "http://127.0.0.1:\(try LoopbackPort.free())/a.bin"
+            let notTLS = t.url("/files/a.bin").replacingOccurrences(of: "http://", with: "https://")
+            t.server.redirect("/to-ftp", to: "ftp://127.0.0.1:1/a.bin")
+            for broken in [t.url("/files/a.bin"), refused, notTLS, t.url("/to-ftp")] {
+                let (_, fd) = try t.openFile("broken-\(UUID().uuidString)")
+                defer { close(fd) }
+                await #expect(throws: TransferError.self) {
+                    try await t.engine.perform(TransferRequest(url: broken, destination: .file(descriptor: fd, offset: 0)), progress: TransferProgress())
+                }
+                let (result, bytes) = try await t.download("/files/a.bin")
+                #expect(throws: Never.self) { try result.get() }
+                #expect(bytes == content)
+            }
+        }
+    }
+
     @Test func writesTheBodyToTheCallersDescriptor() async throws {
         try await EngineTesting.with { t in
             let content = EngineTesting.bytes(300_000)
