@@ -108,9 +108,10 @@ struct RunCommand: AsyncParsableCommand {
             logger.info("adopted finished jobs a killed run had not committed", metadata: ["jobs.count": "\(store.recovered)"])
         }
         let clock = ContinuousExecutionClock()
-        let engine: TransferEngine
+        let engines: [TransferEngine]
         do {
-            engine = try TransferEngine(logger: logger)
+            let lanes = Executor.laneCount(for: plan, processors: ProcessInfo.processInfo.activeProcessorCount)
+            engines = try (0..<lanes).map { _ in try TransferEngine(logger: logger) }
         } catch {
             StandardStreams.writeError("xferbatch: cannot start the transfer engine: \(error)\n")
             throw ExitCode(ExitStatus.jobsFailed.rawValue)
@@ -135,7 +136,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let lines = ProgressLines(board: board)
         sinks.append(lines)
-        let executor = Executor(plan: plan, transport: engine, clock: clock, events: FanOutEventSink(sinks),
+        let executor = Executor(plan: plan, lanes: engines, clock: clock, events: FanOutEventSink(sinks),
                                 environment: environment, options: .init(failFast: failFast, checkpoints: store, force: force,
                                                               durableInterval: DurationText.parse(durableInterval)), logger: logger, board: board)
         let startedAt = Date()
@@ -168,7 +169,7 @@ struct RunCommand: AsyncParsableCommand {
         ticker?.cancel()
         _ = await ticker?.result
         display?.finish()
-        await engine.shutdown()
+        for engine in engines { await engine.shutdown() }
         var reportWritten = false
         var reportFailed = false
         if let report {

@@ -1,13 +1,18 @@
 import Logging
 import XferCurl
 
-/// Runs a `Plan`: the scheduling loop around `RunScheduler`, with attempts as child tasks.
+/// Runs a `Plan`: tasks that carry out attempts on the run's lanes, around one
+/// `RunScheduler`.
 ///
-/// Each attempt runs in its own child task and reports back to this loop, which is the
-/// only place state changes; retry delays are child tasks too (sleeping on the
-/// `ExecutionClock`, holding no slot). Cancelling the task that runs `run()` is the
-/// interrupt: nothing new starts, transfers are cancelled (partial files stay), and every
-/// job not finished ends `cancelled`.
+/// A lane is one `Transport` (a transfer engine: one thread, its connections) and the
+/// tasks that run there. The scheduler is the only place state changes
+/// (`SharedScheduler`, one lock): a task whose attempt ended settles it there and carries
+/// on with the next startable attempt on its lane, so a steady run keeps about
+/// `limits.concurrency` tasks busy, spread evenly over the lanes, with no hand-off per job.
+/// Work beyond that (several jobs ready at once, retry delays and held hosts, waited out on
+/// the `ExecutionClock` holding no slot) gets a task of its own from this executor.
+/// Cancelling the task that runs `run()` is the interrupt: nothing new starts, transfers
+/// are cancelled (partial files stay), and every job not finished ends `cancelled`.
 public final class Executor: Sendable {
     public struct Options: Sendable {
         /// Stop starting new jobs after the first failure.
@@ -35,7 +40,8 @@ public final class Executor: Sendable {
     }
 
     let plan: Plan
-    let transport: any Transport
+    /// One transport per lane (see `laneCount`); the first also runs the executor's own task.
+    let lanes: [any Transport]
     let clock: any ExecutionClock
     let events: any EventSink
     let environment: [String: String]
@@ -45,13 +51,16 @@ public final class Executor: Sendable {
     /// The transfers under way, for displays that poll.
     public let progress: ProgressBoard
 
-    public init(plan: Plan, transport: any Transport, clock: any ExecutionClock = ContinuousExecutionClock(),
+    /// - Parameter lanes: the transports attempts run on, one lane each (at least one; see
+    ///   `laneCount` for how many a run gains from).
+    public init(plan: Plan, lanes: [any Transport], clock: any ExecutionClock = ContinuousExecutionClock(),
                 events: any EventSink, environment: [String: String], options: Options = Options(),
                 logger: Logger = Logger(label: "xferbatch.executor"), board: ProgressBoard = ProgressBoard(),
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        precondition(!lanes.isEmpty, "an executor needs a transport")
         self.progress = board
         self.plan = plan
-        self.transport = transport
+        self.lanes = lanes
         self.clock = clock
         self.events = events
         self.environment = environment
@@ -60,24 +69,27 @@ public final class Executor: Sendable {
         self.random = random
     }
 
-    private enum Event: Sendable {
-        case attemptEnded(Int, Result<AttemptResult, JobFailure>)
-        case retryDue(Int)
-        case hostWaitEnded(Int)
+    /// One lane.
+    public convenience init(plan: Plan, transport: any Transport, clock: any ExecutionClock = ContinuousExecutionClock(),
+                            events: any EventSink, environment: [String: String], options: Options = Options(),
+                            logger: Logger = Logger(label: "xferbatch.executor"), board: ProgressBoard = ProgressBoard(),
+                            random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        self.init(plan: plan, lanes: [transport], clock: clock, events: events, environment: environment, options: options,
+                  logger: logger, board: board, random: random)
     }
 
     /// Runs every job; returns when each has ended (or the run was interrupted).
     ///
-    /// The scheduling loop and the attempts run where the transport prefers
-    /// (`Transport.taskExecutor`: the engine's thread), so a finished transfer is followed
-    /// up without a hand-off between threads.
+    /// Each task runs where its lane's transport prefers (`Transport.taskExecutor`: the
+    /// engine's thread), so a finished transfer is followed up without a hand-off between
+    /// threads; this function's own task, which only hands out work, runs on the first lane.
     public func run() async -> RunResult {
-        await withTaskExecutorPreference(transport.taskExecutor) { await runJobs() }
+        await withTaskExecutorPreference(lanes[0].taskExecutor) { await runJobs() }
     }
 
     private func runJobs() async -> RunResult {
         let startedAt = clock.now()
-        var runner = JobRunner(transport: transport, secrets: SecretResolver(environment: environment), claims: PathClaims(plan: plan),
+        var runner = JobRunner(transport: lanes[0], secrets: SecretResolver(environment: environment), claims: PathClaims(plan: plan),
                                outputs: RunOutputs(), outputDirectory: plan.outputDirectory,
                                bandwidth: plan.limits.bandwidth.map(SharedBandwidth.init), checkpoints: options.checkpoints,
                                forceUploads: options.force)
@@ -87,34 +99,25 @@ public final class Executor: Sendable {
             runner.packed = PackedSources(plan: plan, store: store)
             runner.renamed = RenamedJobs(plan: plan, store: store)
         }
-        var scheduler = RunScheduler(plan: plan, failFast: options.failFast)
+        // The same runner on each lane: all but the transport is shared.
+        let runners = lanes.map { lane in
+            var onLane = runner
+            onLane.transport = lane
+            return onLane
+        }
+        let shared = SharedScheduler(RunScheduler(plan: plan, failFast: options.failFast), lanes: lanes.count)
         events.handle(.runStarted(jobs: plan.jobs.count, name: plan.name, selection: plan.selection))
-        var interrupted = false
-        await withTaskGroup(of: Event.self) { group in
-            carryOut(scheduler.begin(at: clock.now()), scheduler, group: &group, runner: runner)
-            while let event = await group.next() {
-                if Task.isCancelled && !interrupted {
-                    interrupted = true
-                    carryOut(scheduler.interrupt(at: clock.now()), scheduler, group: &group, runner: runner)
+        await withTaskGroup(of: Void.self) { group in
+            _ = shared.settle(lane: nil, at: clock.now(), report: report) { scheduler, now in scheduler.begin(at: now) }
+            while case let assignments = await shared.handedOverWork(), !assignments.isEmpty {
+                for a in assignments {
+                    group.addTask(executorPreference: lanes[a.lane].taskExecutor) {
+                        await self.carry(a.work, lane: a.lane, shared, runners[a.lane])
+                    }
                 }
-                switch event {
-                case .attemptEnded(let j, let result):
-                    if case .success(let r) = result { runner.outputs.record(r.destination, for: plan.jobs[j].id) }
-                    // Jitter is drawn only for a failure: each draw from the system generator
-                    // is a getrandom(2) call, one per job otherwise (2,000 in bench/run-cpu).
-                    let unit = if case .failure = result { random() } else { 0.0 }
-                    let effects = scheduler.attemptEnded(j, result, at: clock.now(), unit: unit)
-                    carryOut(effects, scheduler, group: &group, runner: runner)
-                case .retryDue(let j):
-                    carryOut(scheduler.retryDue(j, at: clock.now()), scheduler, group: &group, runner: runner)
-                case .hostWaitEnded(let h):
-                    carryOut(scheduler.hostWaitEnded(h, at: clock.now()), scheduler, group: &group, runner: runner)
-                }
-                carryOut(scheduler.startReady(at: clock.now()), scheduler, group: &group, runner: runner)
             }
         }
-        let leftovers = scheduler.finish(at: clock.now())
-        reportEvents(leftovers, scheduler)
+        let (scheduler, interrupted) = shared.finish(at: clock.now(), report: report)
         let endedAt = clock.now()
         var summary = RunSummary()
         summary.interrupted = interrupted
@@ -136,91 +139,46 @@ public final class Executor: Sendable {
         return RunResult(jobs: jobs, summary: summary, startedAt: startedAt, endedAt: endedAt)
     }
 
-    /// Turns the scheduler's effects into child tasks and events.
-    private func carryOut(_ effects: [RunScheduler.Effect], _ scheduler: RunScheduler,
-                          group: inout TaskGroup<Event>, runner: JobRunner) {
-        for effect in effects {
-            switch effect {
-            case .start(let j, let attempt):
-                let job = plan.jobs[j]
-                logger.debug("job started", metadata: ["job.id": "\(job.id)", "job.attempt": "\(attempt)"])
-                let source = job.source(relativeTo: plan.directory), destination = display(job.destination)
-                let board = progress, clock = clock, events = events
-                group.addTask {
-                    let announce = StartAnnouncement { offset in
-                        events.handle(.jobStarted(id: job.id, attempt: attempt, source: source, destination: destination, resumeFrom: offset))
-                    }
-                    let counters = TransferProgress()
-                    board.register(job.id, counters, at: clock.now())
-                    let result = await runner.attempt(job, progress: counters, began: announce)
-                    board.unregister(job.id)
-                    if case .success(let r) = result, r.upToDate {} else { announce() }
-                    return .attemptEnded(j, result)
+    /// Carries out `first` on `lane`, then whatever the scheduler gives this task next,
+    /// until it gives nothing: a task per burst of work, not per job.
+    private func carry(_ first: SharedScheduler.Work, lane: Int, _ shared: SharedScheduler, _ runner: JobRunner) async {
+        var work: SharedScheduler.Work? = first
+        while let current = work {
+            switch current {
+            case .attempt(let j, let number):
+                let result = await attempt(j, number: number, runner)
+                // Before the scheduler releases dependents: an archive reads its inputs' paths here.
+                if case .success(let r) = result { runner.outputs.record(r.destination, for: plan.jobs[j].id) }
+                // Jitter is drawn only for a failure: each draw from the system generator
+                // is a getrandom(2) call, one per job otherwise (2,000 in bench/run-cpu).
+                let unit = if case .failure = result { random() } else { 0.0 }
+                work = shared.settle(lane: lane, at: clock.now(), report: report) { scheduler, now in
+                    scheduler.attemptEnded(j, result, at: now, unit: unit)
                 }
             case .retry(let j, let delay):
-                wake(after: delay, with: .retryDue(j), group: &group)
+                try? await clock.sleep(for: delay)
+                work = shared.settle(lane: lane, at: clock.now(), report: report) { scheduler, now in scheduler.retryDue(j, at: now) }
             case .holdHost(let h, let wait):
-                wake(after: wait, with: .hostWaitEnded(h), group: &group)
-            case .event(let key):
-                report(key, scheduler)
+                try? await clock.sleep(for: wait)
+                work = shared.settle(lane: lane, at: clock.now(), report: report) { scheduler, now in scheduler.hostWaitEnded(h, at: now) }
             }
         }
     }
 
-    /// Delivers `event` to the loop after `delay` (at once when the run is interrupted:
-    /// the sleep ends with the group's cancellation).
-    private func wake(after delay: Duration, with event: Event, group: inout TaskGroup<Event>) {
-        let clock = clock
-        group.addTask {
-            try? await clock.sleep(for: delay)
-            return event
+    /// One attempt of job `j`, announced once it is known not to be up to date.
+    private func attempt(_ j: Int, number: Int, _ runner: JobRunner) async -> Result<AttemptResult, JobFailure> {
+        let job = plan.jobs[j]
+        logger.debug("job started", metadata: ["job.id": "\(job.id)", "job.attempt": "\(number)"])
+        let source = job.source(relativeTo: plan.directory), destination = display(job.destination)
+        let events = events
+        let announce = StartAnnouncement { offset in
+            events.handle(.jobStarted(id: job.id, attempt: number, source: source, destination: destination, resumeFrom: offset))
         }
-    }
-
-    /// Effects after the loop (no task group any more) can only be events.
-    private func reportEvents(_ effects: [RunScheduler.Effect], _ scheduler: RunScheduler) {
-        for case .event(let key) in effects { report(key, scheduler) }
-    }
-
-    private func report(_ key: RunEventKey, _ scheduler: RunScheduler) {
-        switch key {
-        case .succeeded(let j):
-            let lc = scheduler.lifecycles[j]
-            let attempt = lc.attempts.last
-            let duration = (attempt?.endedAt ?? .zero) - (attempt?.startedAt ?? .zero)
-            let r = scheduler.results[j]
-            events.handle(.jobSucceeded(id: plan.jobs[j].id, bytes: r?.bytes ?? 0, duration: duration, destination: display(r?.destination ?? ""),
-                                        archive: r?.archive, resumedFrom: r?.resumedFrom ?? 0))
-        case .upToDate(let j):
-            events.handle(.jobUpToDate(id: plan.jobs[j].id, destination: display(scheduler.results[j]?.destination ?? "")))
-        case .retrying(let j):
-            let lc = scheduler.lifecycles[j]
-            if let last = lc.attempts.last, let failure = last.failure {
-                events.handle(.jobRetrying(id: plan.jobs[j].id, attempt: last.number, failure: failure, delay: last.delayBeforeNext ?? .zero))
-            }
-        case .hostHeld(let j, let wait):
-            let (host, code) = answer(to: j, scheduler)
-            events.handle(.hostHeld(host: host, job: plan.jobs[j].id, code: code, wait: wait))
-        case .hostLimited(let j, let connections):
-            let (host, code) = answer(to: j, scheduler)
-            events.handle(.hostLimited(host: host, job: plan.jobs[j].id, code: code, connections: connections))
-        case .failed(let j):
-            let lc = scheduler.lifecycles[j]
-            events.handle(.jobFailed(id: plan.jobs[j].id, reason: lc.reason ?? "failed", attempts: lc.attempts.count))
-        case .skipped(let j):
-            events.handle(.jobSkipped(id: plan.jobs[j].id, reason: scheduler.lifecycles[j].reason ?? "skipped"))
-        case .cancelled(let j):
-            events.handle(.jobCancelled(id: plan.jobs[j].id))
-        }
-    }
-
-    /// Which host answered job `j`'s last attempt, and with what code (for host events).
-    private func answer(to j: Int, _ scheduler: RunScheduler) -> (host: String, code: String) {
-        (RunScheduler.hostKey(plan.jobs[j]) ?? "local", scheduler.lifecycles[j].attempts.last?.failure?.code ?? "an answer")
-    }
-
-    /// Paths relative to the manifest's folder when inside it, for shorter log lines.
-    func display(_ text: String) -> String {
-        text.hasPrefix("/") ? PathText.display(text, relativeTo: plan.directory) : text
+        let counters = TransferProgress()
+        progress.register(job.id, counters, at: clock.now())
+        let result = await runner.attempt(job, progress: counters, began: announce)
+        progress.unregister(job.id)
+        if case .success(let r) = result, r.upToDate {} else { announce() }
+        return result
     }
 }

@@ -10,7 +10,8 @@ import XferCurl
 /// Attempts run on the transfer engine's thread (`Executor.run`): anything that could take
 /// long (hashing a large file, archiving, `fdatasync`) goes to a thread of its own.
 struct JobRunner: Sendable {
-    let transport: any Transport
+    /// The lane this runner's attempts transfer on (`Executor`: one runner per lane, sharing the rest).
+    var transport: any Transport
     let secrets: SecretResolver
     let claims: PathClaims
     let outputs: RunOutputs
