@@ -22,21 +22,22 @@ public struct RenamedJobs: Sendable {
 
     public init(plan: Plan, store: any CheckpointStore) {
         // The usual case costs a lookup per job: every download has its record (a nightly
-        // re-run), or the store is empty (a first run).
-        let unrecorded = plan.jobs.filter { job in
-            guard job.kind == .download || job.kind == .upload else { return false }
-            return ((try? store.load(job.id)) ?? nil) == nil
+        // re-run), or the store is empty (a first run). Indices, not copies of the jobs.
+        let unrecorded = plan.jobs.indices.filter { j in
+            guard plan.jobs[j].kind == .download || plan.jobs[j].kind == .upload else { return false }
+            return ((try? store.load(plan.jobs[j].id)) ?? nil) == nil
         }
-        guard !unrecorded.isEmpty else { return }
+        guard !unrecorded.isEmpty, let all = try? store.all(), !all.isEmpty else { return }
         let ids = Set(plan.jobs.map(\.id))
         var byFingerprint: [String: JobCheckpoint] = [:]
-        for record in (try? store.all()) ?? [] where !ids.contains(record.jobID) && record.phase == .done {
+        for record in all where !ids.contains(record.jobID) && record.phase == .done {
             // Renamed twice without a reset: the newest record is the file in place.
             if let other = byFingerprint[record.fingerprint], other.updatedAt >= record.updatedAt { continue }
             byFingerprint[record.fingerprint] = record
         }
         guard !byFingerprint.isEmpty else { return }
-        for job in unrecorded {
+        for j in unrecorded {
+            let job = plan.jobs[j]
             guard var old = byFingerprint[JobFingerprint.of(job)] else { continue }
             takenOver.insert(old.jobID)
             old.jobID = job.id
