@@ -106,6 +106,7 @@ public final class Executor: Sendable {
             return onLane
         }
         let shared = SharedScheduler(RunScheduler(plan: plan, failFast: options.failFast), lanes: lanes.count)
+        logger.debug("run started", metadata: ["run.jobs": "\(plan.jobs.count)", "run.lanes": "\(lanes.count)"])
         events.handle(.runStarted(jobs: plan.jobs.count, name: plan.name, selection: plan.selection))
         await withTaskGroup(of: Void.self) { group in
             _ = shared.settle(lane: nil, at: clock.now(), report: report) { scheduler, now in scheduler.begin(at: now) }
