@@ -15,7 +15,7 @@ import sys
 # found, for builds from before a function was renamed)
 AREAS = [
     ("setup: read and plan the manifest", ("ManifestOptions.load(stateFolder:)", "ManifestOptions.load()", "ManifestOptions.loadPlan()")),
-    ("curl thread, without sha256 blocks", "TransferEngine.runLoop()"),
+    ("engine threads (lanes), without sha256 blocks", "TransferEngine.runLoop()"),
     ("  libcurl, without sha256 blocks", "curl_multi_perform"),
     ("  tasks run there (jobs, the executor)", "swift_job_run_on_task_executor"),
     ("tasks on the global pool", "swift_job_run"),
