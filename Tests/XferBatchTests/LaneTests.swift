@@ -69,6 +69,7 @@ struct LaneTests {
         let result = await Executor(plan: plan, lanes: lanes, clock: t.clock, events: t.events, environment: [:]).run()
         #expect(result.summary.succeeded == 24)
         #expect(shared.maxInFlight <= 3, "perHost holds over both lanes")
+        #expect(shared.maxInFlight >= 2, "transfers on the two lanes ran together")
         #expect(lanes.map(\.transfers).reduce(0, +) == 24)
         #expect(lanes.allSatisfy { $0.transfers >= 6 }, "each lane carries its share: \(lanes.map(\.transfers))")
         for i in 0..<24 {
