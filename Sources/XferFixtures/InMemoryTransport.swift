@@ -16,6 +16,9 @@ public final class InMemoryTransport: Transport {
         case hang
         /// A bodyless answer with this status (304 for conditional requests).
         case status(Int)
+        /// The start of a body, written to the destination, then this failure: a connection
+        /// that broke off during the body.
+        case cutOff([UInt8], TransferError)
         /// Refused at once by a `limitConnections` limit (not scripted).
         case refused(TransferError)
     }
@@ -93,6 +96,12 @@ public final class InMemoryTransport: Transport {
         }
         switch answer {
         case .failure(let error):
+            throw error
+        case .cutOff(let bytes, let error):
+            if case .file(let fd, let offset) = request.destination {
+                _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, bytes.count, off_t(offset)) }
+            }
+            progress.update(done: Int64(bytes.count), expected: nil)
             throw error
         case .status(let code):
             return TransferOutcome(status: code, effectiveURL: request.url)

@@ -195,6 +195,20 @@ struct ExecutorTests {
         #expect(result.exitStatus == .jobsFailed)
     }
 
+    @Test func theRunsTotalCountsWhatAnAttemptWroteBeforeItBrokeOff() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        // 300 bytes, then the connection drops; the retry fetches the whole (small) file again.
+        t.transport.script("https://x.org/a", [.cutOff(Array(repeating: 1, count: 300), Self.unavailable), .body(Array(repeating: 2, count: 1000))])
+        t.transport.script("https://x.org/b", [.cutOff(Array(repeating: 3, count: 40), Self.unavailable)])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a") + "," + E.download("b", "https://x.org/b"),
+                              defaults: #"{"retry": {"attempts": 2}}"#)
+        let result = await t.run(plan)
+        #expect(result.state("a") == .succeeded && result.state("b") == .failed)
+        #expect(result.job("a")?.result?.transferred == 1000)
+        #expect(result.summary.bytes == 300 + 1000 + 40 + 40, "both of b's attempts wrote 40 bytes")
+    }
+
     @Test func aPermanentFailureSkipsDependentsButNotIndependentWork() async throws {
         let t = try E()
         defer { t.cleanUp() }

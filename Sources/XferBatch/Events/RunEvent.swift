@@ -35,7 +35,8 @@ public struct RunSummary: Sendable, Equatable {
     public var skipped = 0
     public var cancelled = 0
     public var upToDate = 0
-    /// Bytes this run moved: a resumed download counts only what it fetched.
+    /// Bytes this run wrote or sent: a resumed download counts only what it fetched, and an
+    /// attempt that failed or was interrupted what it wrote or sent before it ended.
     public var bytes: Int64 = 0
     public var duration: Duration = .zero
     public var interrupted = false

@@ -123,6 +123,7 @@ public final class Executor: Sendable {
         var summary = RunSummary()
         summary.interrupted = interrupted
         summary.duration = endedAt - startedAt
+        summary.bytes = scheduler.failedAttemptBytes
         var jobs: [RunResult.Job] = []
         jobs.reserveCapacity(plan.jobs.count)
         for (j, lifecycle) in scheduler.lifecycles.enumerated() {
@@ -147,14 +148,14 @@ public final class Executor: Sendable {
         while let current = work {
             switch current {
             case .attempt(let j, let number):
-                let result = await attempt(j, number: number, runner)
+                let (result, moved) = await attempt(j, number: number, runner)
                 // Before the scheduler releases dependents: an archive reads its inputs' paths here.
                 if case .success(let r) = result { runner.outputs.record(r.destination, for: plan.jobs[j].id) }
                 // Jitter is drawn only for a failure: each draw from the system generator
                 // is a getrandom(2) call, one per job otherwise (2,000 in bench/run-cpu).
                 let unit = if case .failure = result { random() } else { 0.0 }
                 work = shared.settle(lane: lane, at: clock.now(), report: report) { scheduler, now in
-                    scheduler.attemptEnded(j, result, at: now, unit: unit)
+                    scheduler.attemptEnded(j, result, at: now, unit: unit, moved: moved)
                 }
             case .retry(let j, let delay):
                 try? await clock.sleep(for: delay)
@@ -166,8 +167,9 @@ public final class Executor: Sendable {
         }
     }
 
-    /// One attempt of job `j`, announced once it is known not to be up to date.
-    private func attempt(_ j: Int, number: Int, _ runner: JobRunner) async -> Result<AttemptResult, JobFailure> {
+    /// One attempt of job `j`, announced once it is known not to be up to date; and, when it
+    /// failed, the bytes it wrote or sent before that (its transfer's counters).
+    private func attempt(_ j: Int, number: Int, _ runner: JobRunner) async -> (Result<AttemptResult, JobFailure>, moved: Int64) {
         let job = plan.jobs[j]
         logger.debug("job started", metadata: ["job.id": "\(job.id)", "job.attempt": "\(number)"])
         let source = job.source(relativeTo: plan.directory), destination = display(job.destination)
@@ -180,6 +182,7 @@ public final class Executor: Sendable {
         let result = await runner.attempt(job, progress: counters, began: announce)
         progress.unregister(job.id)
         if case .success(let r) = result, r.upToDate {} else { announce() }
-        return result
+        if case .failure = result { return (result, counters.bytesDone) }
+        return (result, 0)
     }
 }

@@ -35,6 +35,10 @@ struct RunScheduler {
     let failFast: Bool
     private(set) var lifecycles: [JobLifecycle]
     private(set) var results: [AttemptResult?]
+    /// Bytes written or sent by attempts that ended without success: a download cut off
+    /// (its bytes stay in the partial file) or interrupted, an upload broken off. They went
+    /// over the network and onto the disk, so the run's total counts them.
+    private(set) var failedAttemptBytes: Int64 = 0
     private(set) var stopping = false
     private(set) var running = 0
     private var unmet: [Int]
@@ -85,8 +89,10 @@ struct RunScheduler {
         return effects
     }
 
-    /// An attempt ended. `unit` in [0, 1) draws the retry jitter.
-    mutating func attemptEnded(_ j: Int, _ result: Result<AttemptResult, JobFailure>, at now: Duration, unit: Double) -> [Effect] {
+    /// An attempt ended. `unit` in [0, 1) draws the retry jitter; `moved` is what a failed
+    /// attempt wrote or sent before it ended (a success counts its `AttemptResult`).
+    mutating func attemptEnded(_ j: Int, _ result: Result<AttemptResult, JobFailure>, at now: Duration, unit: Double,
+                               moved: Int64 = 0) -> [Effect] {
         running -= 1
         ready.ended(j)
         switch result {
@@ -96,6 +102,7 @@ struct RunScheduler {
             _ = lifecycles[j].attemptSucceeded(upToDate: r.upToDate, at: now)
             return [.event(r.upToDate ? .upToDate(j) : .succeeded(j))] + release(j, ok: true, at: now)
         case .failure(let failure):
+            failedAttemptBytes += moved
             let limited = lowerCap(of: j, after: failure)
             let policy = lifecycles[j].policy
             let delay = policy.delay(afterAttempt: lifecycles[j].attempts.count, retryAfter: failure.retryAfter, unit: unit)
