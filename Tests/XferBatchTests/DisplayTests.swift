@@ -126,6 +126,23 @@ struct DisplayTests {
         #expect(shown.allSatisfy { (1.8...2.2).contains($0) }, "MiB/s: \(shown)")
     }
 
+    /// A transfer that breaks off keeps its bytes in the total shown (they are on the disk,
+    /// and the summary counts them): before, the total dropped when the attempt ended.
+    @Test func theTotalShownKeepsWhatAnAttemptMovedBeforeItBrokeOff() {
+        let board = ProgressBoard()
+        let lines = ProgressLines(board: board)
+        lines.handle(.runStarted(jobs: 2, name: nil))
+        let first = TransferProgress(), second = TransferProgress()
+        first.update(done: 3 << 20, expected: 8 << 20)
+        second.update(done: 1 << 20, expected: 8 << 20)
+        board.register("a", first, at: .zero)
+        board.register("b", second, at: .seconds(1))
+        #expect(lines.line(at: .seconds(2)).contains("2 running, 4 MiB so far"))
+        board.unregister("a", failedAfter: first.bytesDone)
+        #expect(lines.line(at: .seconds(3)).contains("1 running, 4 MiB so far"), "\(lines.line(at: .seconds(3)))")
+        #expect(board.snapshot().entries.map(\.id) == ["b"])
+    }
+
     @Test func finishingErasesTheBlockSoOnlyEventsAndTheSummaryRemain() {
         let screen = Screen()
         let display = TerminalDisplay(board: board(doneBytes: 10, of: 100), clock: ContinuousExecutionClock(), width: { 60 },

@@ -20,10 +20,10 @@ public final class ProgressLines: EventSink {
 
     /// The line for `now` on the run's clock (without timestamp).
     public func line(at now: Duration) -> String {
-        let active = board.snapshot()
-        let inFlight = active.reduce(Int64(0)) { $0 + $1.bytesDone }
+        let snapshot = board.snapshot()
+        let active = snapshot.entries
         let c = counts.withLock { $0 }
-        let moved = c.bytesDone + inFlight
+        let moved = c.bytesDone + snapshot.bytesMoved
         var rate = TransferRate()
         lastLine.withLock { last in
             rate.record(last.bytes, at: last.at)

@@ -53,7 +53,8 @@ public final class TerminalDisplay: EventSink {
 
     /// Redraws the block; call periodically (the command does, ten times a second).
     public func redraw() {
-        let active = board.snapshot()
+        let snapshot = board.snapshot()
+        let active = snapshot.entries
         let now = clock.now()
         let width = max(Self.narrowest, terminalWidth())
         state.withLock { s in
@@ -67,8 +68,7 @@ public final class TerminalDisplay: EventSink {
                 lines.append(line(for: entry, now: now, width: width, state: &s))
             }
             if active.count > room { lines.append("… and \(active.count - room) more") }
-            let inFlight = active.reduce(Int64(0)) { $0 + $1.bytesDone }
-            let moved = s.tally.bytesDone + inFlight
+            let moved = s.tally.bytesDone + snapshot.bytesMoved
             s.overallRate.record(moved, at: now)
             var overall = "\(s.tally.finished)/\(s.tally.total) jobs done, \(s.tally.failed) failed · \(ByteSize.format(moved)) · "
                 + "\(ByteSize.format(Int64(s.overallRate.bytesPerSecond)))/s"

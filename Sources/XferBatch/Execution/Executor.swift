@@ -180,9 +180,9 @@ public final class Executor: Sendable {
         let counters = TransferProgress()
         progress.register(job.id, counters, at: clock.now())
         let result = await runner.attempt(job, progress: counters, began: announce)
-        progress.unregister(job.id)
+        let moved = if case .failure = result { counters.bytesDone } else { Int64(0) }
+        progress.unregister(job.id, failedAfter: moved)
         if case .success(let r) = result, r.upToDate {} else { announce() }
-        if case .failure = result { return (result, counters.bytesDone) }
-        return (result, 0)
+        return (result, moved)
     }
 }

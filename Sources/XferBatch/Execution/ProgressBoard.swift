@@ -3,6 +3,10 @@ import XferCurl
 
 /// The transfers under way and their byte counters, for displays that poll (at most ten
 /// times a second): registering happens once per attempt, never per chunk.
+///
+/// An attempt that ends without success leaves its bytes here (`Snapshot.bytesMoved`): they
+/// were written or sent all the same, and the run's total keeps them (`RunSummary.bytes`),
+/// so the total a display shows does not drop when a transfer breaks off and is retried.
 public final class ProgressBoard: Sendable {
     public struct Entry: Sendable {
         public var id: String
@@ -11,22 +15,42 @@ public final class ProgressBoard: Sendable {
         public var bytesExpected: Int64?
     }
 
-    private let active = Mutex<[String: (TransferProgress, Duration)]>([:])
+    /// The transfers under way, ordered by start, and the bytes moved by attempts that are
+    /// not (yet) counted by a success event: those under way and those that failed.
+    public struct Snapshot: Sendable {
+        public var entries: [Entry]
+        public var bytesMoved: Int64
+    }
+
+    private struct State {
+        var active: [String: (TransferProgress, Duration)] = [:]
+        var failedAttemptBytes: Int64 = 0
+    }
+
+    private let state = Mutex(State())
 
     public init() {}
 
     func register(_ id: String, _ progress: TransferProgress, at now: Duration) {
-        active.withLock { $0[id] = (progress, now) }
+        state.withLock { $0.active[id] = (progress, now) }
     }
 
-    func unregister(_ id: String) {
-        active.withLock { _ = $0.removeValue(forKey: id) }
+    /// The attempt ended; `failedAfter`: the bytes it moved, when it failed.
+    func unregister(_ id: String, failedAfter moved: Int64 = 0) {
+        state.withLock { s in
+            _ = s.active.removeValue(forKey: id)
+            s.failedAttemptBytes += moved
+        }
     }
 
-    /// A snapshot of the active transfers, ordered by start.
-    public func snapshot() -> [Entry] {
-        active.withLock { entries in
-            entries.map { Entry(id: $0.key, startedAt: $0.value.1, bytesDone: $0.value.0.bytesDone, bytesExpected: $0.value.0.bytesExpected) }
-        }.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+    /// The active transfers and the bytes moved, read under one lock: an attempt that ends
+    /// between two reads is counted once, never twice or not at all.
+    public func snapshot() -> Snapshot {
+        let (entries, failed) = state.withLock { s in
+            (s.active.map { Entry(id: $0.key, startedAt: $0.value.1, bytesDone: $0.value.0.bytesDone, bytesExpected: $0.value.0.bytesExpected) },
+             s.failedAttemptBytes)
+        }
+        let sorted = entries.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+        return Snapshot(entries: sorted, bytesMoved: failed + sorted.reduce(0) { $0 + $1.bytesDone })
     }
 }
