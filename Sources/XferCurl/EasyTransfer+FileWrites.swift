@@ -51,6 +51,17 @@ extension EasyTransfer {
         return ok
     }
 
+    /// Sets the progress counters of a download that failed to the bytes that reached its
+    /// file, which the caller counts as moved (`RunSummary.bytes`). libcurl's count also
+    /// holds bytes received and never written: a body refused at its first chunk (too
+    /// large for the disk, another length than the manifest's), an error response's body
+    /// (kept in memory, never written), or a body cut at `maxFileSize`. Call it once the
+    /// transfer has ended (the last gathered bytes are written by then).
+    func countWrittenBytes() {
+        guard case .file = request.destination, case .none = request.body else { return }
+        progress.update(done: bytesWritten, expected: nil)
+    }
+
     /// Frees the buffer (after a last flush).
     func releasePendingWrite() {
         flushPendingWrite()

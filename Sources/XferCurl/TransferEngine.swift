@@ -299,6 +299,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             logger.trace("transfer done", metadata: ["transfer.id": "\(transfer.id)", "transfer.status": "\(outcome.status)"])
         case .failure(let error):
             logger.trace("transfer failed", metadata: ["transfer.id": "\(transfer.id)", "transfer.error": "\(error.code)"])
+            transfer.countWrittenBytes()
         }
         transfer.complete(result)
     }

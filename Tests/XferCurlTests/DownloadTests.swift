@@ -81,6 +81,30 @@ struct DownloadTests {
         }
     }
 
+    /// What a failed download's counters show is what its file holds (the run's total
+    /// counts it), not what libcurl received: here a body refused at its first bytes, and
+    /// one cut at the most the file may hold.
+    @Test func aFailedDownloadsCountersShowWhatReachedItsFile() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("refused.bin", EngineTesting.bytes(300_000))
+            t.server.addFile("long.bin", EngineTesting.bytes(3_000_000))
+            t.server.script("/files/long.bin", [.chunked])
+            for (path, limit) in [("/files/refused.bin", nil), ("/files/long.bin", Int64(100_000))] {
+                let (file, fd) = try t.openFile("counted-\(UUID().uuidString)")
+                defer { close(fd) }
+                var request = TransferRequest(url: t.url(path), destination: .file(descriptor: fd, offset: 0))
+                request.maxFileSize = limit
+                if limit == nil {
+                    request.onResponse = { _, _ in TransferError(kind: .permanent, code: "refused", message: "refused at the headers") }
+                }
+                let progress = TransferProgress()
+                await #expect(throws: TransferError.self) { try await t.engine.perform(request, progress: progress) }
+                #expect(progress.bytesDone == Int64(t.read(file).count), "\(path)")
+                #expect(limit == nil ? progress.bytesDone == 0 : progress.bytesDone > 0, "\(path): \(progress.bytesDone)")
+            }
+        }
+    }
+
     @Test func aBodyOfExactlyTheFilesLengthIsWhole() async throws {
         try await EngineTesting.with { t in
             t.server.addFile("exact.bin", EngineTesting.bytes(100_000))
