@@ -57,7 +57,7 @@ extension EasyTransfer {
             return false
         }
         guard nanos - lastMovedAt > limit else { return false }
-        localFailure = TransferError(kind: .transient, code: "stalled",
+        localFailure = TransferError(kind: .transient, code: TransferError.stalled,
                                      message: "no data moved for \(limit / 1_000_000_000) s (the stall timeout)")
         return true
     }

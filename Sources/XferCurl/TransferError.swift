@@ -70,6 +70,21 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
         remoteFileChanged, badContentRange, "CURLE_BAD_DOWNLOAD_RESUME", "CURLE_RANGE_ERROR", "CURLE_FTP_COULDNT_USE_REST",
     ]
 
+    /// The code of a transfer that moved no byte for the stall timeout.
+    public static let stalled = "stalled"
+
+    /// Codes of a transfer its host did not answer: no such name, no connection, a
+    /// connection closed before any reply, no byte before a timeout. Taken with no byte
+    /// moved and no status, they count toward giving the host up for the rest of a run
+    /// (`UnansweredHosts`, in the run's scheduler); any other failure means the host answered.
+    public static let noAnswer: Set<String> = [
+        "CURLE_COULDNT_RESOLVE_HOST",  // the name is not known (or no resolver answers)
+        "CURLE_COULDNT_CONNECT",  // refused, or no route to the host
+        "CURLE_OPERATION_TIMEDOUT",  // no connection, or no data, within the timeouts
+        "CURLE_GOT_NOTHING",  // connected, then closed without a reply
+        stalled,  // connected, then silent for the stall timeout
+    ]
+
     public var description: String { "\(code): \(message)" }
 
     static func cancelled() -> TransferError {

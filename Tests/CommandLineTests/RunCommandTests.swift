@@ -108,10 +108,12 @@ struct RunCommandTests {
         let sink = JSONLinesEventSink(clock: ContinuousExecutionClock()) { line in lines.withLock { $0 += String(decoding: line, as: UTF8.self) } }
         sink.handle(.hostHeld(host: "x.org", job: "a", code: "HTTP 429", wait: .seconds(30)))
         sink.handle(.hostLimited(host: "127.0.0.1:2121", job: "f3", code: "FTP 421", connections: 2))
+        sink.handle(.hostGivenUp(host: "mirror.example", job: "f9", code: "CURLE_OPERATION_TIMEDOUT", jobs: 3))
         try lines.withLock { $0 }.write(toFile: scratch.path("events.jsonl"), atomically: true, encoding: .utf8)
         let check = try await CommandRunner.runTool("python3", ["Tests/Manifests/check_schema.py", "schemas/events.schema.json", "--lines", scratch.path("events.jsonl")])
         #expect(check.status == 0, "\(check.stdout)")
         #expect(lines.withLock { $0 }.contains(#""event":"host-limited","host":"127.0.0.1:2121","job":"f3","error":"FTP 421","connections":2"#))
+        #expect(lines.withLock { $0 }.contains(#""event":"host-given-up","host":"mirror.example","job":"f9","error":"CURLE_OPERATION_TIMEDOUT","jobs":3"#))
     }
 
     /// `generate | xferbatch run -` (or `/dev/stdin`, or a shell's `<(generate)`): paths

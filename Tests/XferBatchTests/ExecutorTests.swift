@@ -209,6 +209,36 @@ struct ExecutorTests {
         #expect(result.summary.bytes == 300 + 1000 + 40 + 40, "both of b's attempts wrote 40 bytes")
     }
 
+    /// A host that answers none of three jobs in a row (a firewall dropping the connection
+    /// attempts: each waits out its timeout) is given up on: its other jobs are skipped, not
+    /// tried, with what depends on them; other hosts go on.
+    @Test func aHostThatAnswersNothingIsGivenUpAndItsOtherJobsAreSkipped() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let timeout = TransferError(kind: .transient, code: "CURLE_OPERATION_TIMEDOUT", message: "Connection timed out after 30000 milliseconds")
+        for i in 0..<10 { t.transport.script("https://down.example/\(i)", [.failure(timeout)]) }
+        t.transport.script("https://x.org/up", [.body([1])])
+        let jobs = (0..<10).map { E.download("d\($0)", "https://down.example/\($0)") }
+            + [E.download("after", "https://x.org/after", extra: #", "dependsOn": ["d9"]"#), E.download("up", "https://x.org/up")]
+        let plan = try t.plan(jobs: jobs.joined(separator: ","), limits: #"{"concurrency": 2, "perHost": 1}"#,
+                              defaults: #"{"retry": {"attempts": 2}}"#)
+        let result = await t.run(plan)
+        let failed = (0..<10).filter { result.state("d\($0)") == .failed }
+        #expect(failed.count == UnansweredHosts.maxJobsInARow)
+        #expect(failed.allSatisfy { result.job("d\($0)")?.lifecycle.attempts.count == 2 }, "each failed job had all its attempts")
+        let skipped = (0..<10).filter { result.state("d\($0)") == .skipped }
+        #expect(skipped.count == 10 - UnansweredHosts.maxJobsInARow)
+        #expect(skipped.allSatisfy { result.job("d\($0)")?.lifecycle.reason?.hasPrefix("not started: down.example answered none of 3 jobs in a row") == true })
+        let asked = t.transport.requests.filter { $0.url.contains("down.example") }.count
+        // Each job may make its first attempt before the first of them runs out of attempts;
+        // the second attempts of the 7 skipped ones are never made.
+        #expect(asked <= 10 + UnansweredHosts.maxJobsInARow, "without giving up, each of the 10 jobs makes 2 attempts: \(asked) requests")
+        #expect(result.state("after") == .skipped && result.state("up") == .succeeded)
+        let givenUp = t.events.events.compactMap { if case .hostGivenUp(let host, _, let code, let jobs) = $0 { "\(host) \(code) \(jobs)" } else { nil } }
+        #expect(givenUp == ["down.example CURLE_OPERATION_TIMEDOUT 3"])
+        #expect(result.exitStatus == .jobsFailed)
+    }
+
     @Test func aPermanentFailureSkipsDependentsButNotIndependentWork() async throws {
         let t = try E()
         defer { t.cleanUp() }

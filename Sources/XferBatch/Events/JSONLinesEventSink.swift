@@ -42,6 +42,9 @@ public struct JSONLinesEventSink: EventSink {
             case .hostLimited(let host, let job, let code, let connections):
                 Self.hostEvent("host-limited", host: host, job: job, code: code, to: &w)
                 w.member("connections", connections)
+            case .hostGivenUp(let host, let job, let code, let jobs):
+                Self.hostEvent("host-given-up", host: host, job: job, code: code, to: &w)
+                w.member("jobs", jobs)
             case .jobSucceeded(let id, let bytes, let duration, let destination, let archive, let resumedFrom):
                 w.member("event", "job-succeeded")
                 w.member("job", id)

@@ -31,6 +31,9 @@ public struct PlainTextEventSink: EventSink {
                 + "no job starts there until then\n")
         case .hostLimited(let host, let job, let code, let connections):
             write("\(stamp) limit    \(host) to \(connections) at once: it refused \(job) one more connection (\(Self.clean(code)))\n")
+        case .hostGivenUp(let host, let job, let code, let jobs):
+            write("\(stamp) give up  \(host): it answered none of \(jobs) jobs in a row (the last, \(job): \(Self.clean(code))); "
+                + "its jobs not started are skipped\n")
         case .jobSucceeded(let id, let bytes, let duration, _, let archive, let resumedFrom):
             let entries = archive.map { ", \($0.entries) entr\($0.entries == 1 ? "y" : "ies") from \(ByteSize.format($0.bytesIn))" } ?? ""
             // The speed is that of the bytes this attempt fetched, not of the whole file.

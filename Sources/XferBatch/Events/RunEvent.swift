@@ -16,6 +16,10 @@ public enum RunEvent: Sendable {
     /// `host` refused job `job` a connection (`code`: `FTP 421`): it runs no more than
     /// `connections` jobs at once for the rest of the run.
     case hostLimited(host: String, job: String, code: String, connections: Int)
+    /// `host` answered none of `jobs` jobs in a row, the last `job` (`code`: how its last
+    /// attempt failed): its jobs not started are skipped for the rest of the run (see
+    /// `UnansweredHosts`).
+    case hostGivenUp(host: String, job: String, code: String, jobs: Int)
     /// `bytes`: the file's size (or what was sent); `resumedFrom`: how many of them an
     /// earlier run had fetched (see `AttemptResult.resumedFrom`); `archive`: what an
     /// archive or extract job packed or unpacked.

@@ -17,7 +17,7 @@ struct RunTally: Sendable {
             failed += 1
         case .jobSkipped, .jobCancelled, .jobUpToDate:
             finished += 1
-        case .jobStarted, .jobRetrying, .hostHeld, .hostLimited, .runFinished:
+        case .jobStarted, .jobRetrying, .hostHeld, .hostLimited, .hostGivenUp, .runFinished:
             break
         }
     }

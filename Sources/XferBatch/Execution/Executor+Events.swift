@@ -23,6 +23,9 @@ extension Executor {
         case .hostLimited(let j, let connections):
             let (host, code) = answer(to: j, scheduler)
             events.handle(.hostLimited(host: host, job: plan.jobs[j].id, code: code, connections: connections))
+        case .hostGivenUp(let j):
+            let (host, code) = answer(to: j, scheduler)
+            events.handle(.hostGivenUp(host: host, job: plan.jobs[j].id, code: code, jobs: UnansweredHosts.maxJobsInARow))
         case .failed(let j):
             let lc = scheduler.lifecycles[j]
             events.handle(.jobFailed(id: plan.jobs[j].id, reason: lc.reason ?? "failed", attempts: lc.attempts.count))

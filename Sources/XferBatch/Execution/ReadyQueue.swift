@@ -123,6 +123,18 @@ struct ReadyQueue {
         if let best = waiting[h].min { candidates.push(best * hostCount + h) }
     }
 
+    /// Takes every waiting job of host `h` out of the queue, best first (its entries among
+    /// the candidates go stale and are dropped when met).
+    mutating func removeAll(ofHost h: Int) -> [Int] {
+        var jobs: [Int] = []
+        while let r = waiting[h].min {
+            waiting[h].popMin()
+            count -= 1
+            jobs.append(order[r])
+        }
+        return jobs
+    }
+
     mutating func removeAll() {
         for h in waiting.indices { waiting[h].removeAll() }
         candidates.removeAll()

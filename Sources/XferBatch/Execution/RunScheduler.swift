@@ -22,6 +22,10 @@ import XferCurl
 /// how many it takes: the host runs no more at once than it did then. With the default
 /// `perHost` of 4 against vsftpd's `max_per_ip=2`, 8 of 60 jobs spent their five attempts
 /// on refusals.
+///
+/// A host that answers none of several jobs in a row is given up on for the rest of the
+/// run (`UnansweredHosts`): its jobs not started are skipped, where each would have spent
+/// all its attempts waiting out the same timeouts.
 struct RunScheduler {
     enum Effect: Equatable {
         case start(job: Int, attempt: Int)
@@ -49,12 +53,15 @@ struct RunScheduler {
     private var holdsInARow: [Int: Int] = [:]
     /// Holds of a host in a row, without a success between, after which it is no longer held.
     static let maxHoldsInARow = 3
+    /// Hosts that answer nothing, and those given up on.
+    private var unanswered: UnansweredHosts
 
     init(plan: Plan, failFast: Bool) {
         self.plan = plan
         self.failFast = failFast
         self.lifecycles = plan.jobs.map { JobLifecycle(policy: $0.transfer?.retry ?? RetryPolicy()) }
         self.results = Array(repeating: nil, count: plan.jobs.count)
+        self.unanswered = UnansweredHosts(jobs: plan.jobs.count)
         self.unmet = plan.graph.dependencies.map(\.count)
         self.ready = ReadyQueue(plan: plan)
     }
@@ -70,8 +77,9 @@ struct RunScheduler {
 
     /// Jobs without dependencies become ready, and the first ones start.
     mutating func begin(at now: Duration) -> [Effect] {
-        for j in plan.jobs.indices where unmet[j] == 0 { makeReady(j, at: now) }
-        return startReady(at: now)
+        var effects: [Effect] = []
+        for j in plan.jobs.indices where unmet[j] == 0 { effects += makeReady(j, at: now) }
+        return effects + startReady(at: now)
     }
 
     /// Starts ready jobs while the limits allow.
@@ -95,6 +103,7 @@ struct RunScheduler {
                                moved: Int64 = 0) -> [Effect] {
         running -= 1
         ready.ended(j)
+        if let h = ready.host(of: j) { unanswered.attemptEnded(j, host: h, result, moved: moved) }
         switch result {
         case .success(let r):
             results[j] = r
@@ -114,6 +123,7 @@ struct RunScheduler {
             default:
                 var effects: [Effect] = limited + [.event(.failed(j))]
                 effects += release(j, ok: plan.jobs[j].optional, at: now)
+                effects += giveUpHostIfUnanswered(after: j, failure, moved: moved, at: now)
                 if failure.stopsTheRun && !stopping {
                     stopping = true
                     effects += skipAllWaiting(because: "not started: the run stopped when \(plan.jobs[j].id) could not record its progress", at: now)
@@ -132,6 +142,7 @@ struct RunScheduler {
             if case .finished = lifecycles[j].interrupt(at: now) { return [.event(.cancelled(j))] }
             return []
         }
+        if let skipped = skipIfHostGivenUp(j, at: now) { return skipped }
         if case .enqueue = lifecycles[j].retryDue(at: now) { ready.add(j) }
         return []
     }
@@ -199,7 +210,7 @@ struct RunScheduler {
         if ok {
             for d in plan.graph.dependents[j] {
                 unmet[d] -= 1
-                if unmet[d] == 0 && lifecycles[d].state == .pending { makeReady(d, at: now) }
+                if unmet[d] == 0 && lifecycles[d].state == .pending { effects += makeReady(d, at: now) }
             }
             return effects
         }
@@ -224,8 +235,29 @@ struct RunScheduler {
         return effects
     }
 
-    private mutating func makeReady(_ j: Int, at now: Duration) {
+    /// After job `j` failed for good: gives its host up when it answered none of
+    /// `UnansweredHosts.maxJobsInARow` jobs in a row, skipping the host's ready jobs.
+    private mutating func giveUpHostIfUnanswered(after j: Int, _ failure: JobFailure, moved: Int64, at now: Duration) -> [Effect] {
+        guard let h = ready.host(of: j),
+              unanswered.jobFailed(j, host: h, failure, moved: moved, hostName: Self.hostKey(plan.jobs[j]) ?? "local", jobID: plan.jobs[j].id)
+        else { return [] }
+        var effects: [Effect] = [.event(.hostGivenUp(j))]
+        for k in ready.removeAll(ofHost: h) { effects += skipIfHostGivenUp(k, at: now) ?? [] }
+        return effects
+    }
+
+    /// Skips job `j` when its host was given up on (and what depends on it, unless `j` is
+    /// optional); nil when it was not.
+    private mutating func skipIfHostGivenUp(_ j: Int, at now: Duration) -> [Effect]? {
+        guard let h = ready.host(of: j), let why = unanswered.givenUp[h] else { return nil }
+        guard case .finished = lifecycles[j].skip(because: why, at: now) else { return [] }
+        return [.event(.skipped(j))] + release(j, ok: plan.jobs[j].optional, at: now)
+    }
+
+    private mutating func makeReady(_ j: Int, at now: Duration) -> [Effect] {
+        if let skipped = skipIfHostGivenUp(j, at: now) { return skipped }
         if case .enqueue = lifecycles[j].dependenciesSatisfied(at: now) { ready.add(j) }
+        return []
     }
 }
 
@@ -236,4 +268,6 @@ enum RunEventKey: Equatable {
     case hostHeld(Int, Duration)
     /// Job `j`'s refused connection limited its host to this many at once.
     case hostLimited(Int, Int)
+    /// Job `j` made its host one given up on (`UnansweredHosts`).
+    case hostGivenUp(Int)
 }
