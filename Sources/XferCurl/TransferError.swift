@@ -73,15 +73,13 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     /// The code of a transfer that moved no byte for the stall timeout.
     public static let stalled = "stalled"
 
-    /// Codes of a transfer its host did not answer: no such name, no connection, a
-    /// connection closed before any reply, no byte before a timeout. Taken with no byte
-    /// moved and no status, they count toward giving the host up for the rest of a run
-    /// (`UnansweredHosts`, in the run's scheduler); any other failure means the host answered.
-    public static let noAnswer: Set<String> = [
-        "CURLE_COULDNT_RESOLVE_HOST",  // the name is not known (or no resolver answers)
-        "CURLE_COULDNT_CONNECT",  // refused, or no route to the host
+    /// Codes of a transfer its host left unanswered until a timeout ran out. Taken with no
+    /// byte moved and no status, they count toward giving the host up for the rest of a run
+    /// (`UnansweredHosts`, in the run's scheduler). Failures that come fast are not among
+    /// them: a refused connection (a server restarting) or an unknown name costs its retries
+    /// little, and the jobs after it may well succeed.
+    public static let noAnswerInTime: Set<String> = [
         "CURLE_OPERATION_TIMEDOUT",  // no connection, or no data, within the timeouts
-        "CURLE_GOT_NOTHING",  // connected, then closed without a reply
         stalled,  // connected, then silent for the stall timeout
     ]
 

@@ -4,6 +4,7 @@ import Testing
 @Suite("Hosts that answer nothing")
 struct UnansweredHostsTests {
     static let timeout = JobFailure(kind: .transient, code: "CURLE_OPERATION_TIMEDOUT", message: "timed out")
+    static let stalled = JobFailure(kind: .transient, code: "stalled", message: "no data moved for 60 s")
     static let refused = JobFailure(kind: .transient, code: "CURLE_COULDNT_CONNECT", message: "refused")
     static let unavailable = JobFailure(kind: .transient, code: "HTTP 503", message: "unavailable", httpStatus: 503)
     static let diskFull = JobFailure(kind: .local, code: "ENOSPC", message: "no space left")
@@ -18,15 +19,18 @@ struct UnansweredHostsTests {
 
     @Test func aHostIsGivenUpWhenThreeJobsInARowGotNoAnswerFromIt() {
         var hosts = UnansweredHosts(jobs: 4)
-        #expect(Self.fail(&hosts, [(0, Self.timeout, 0), (1, Self.refused, 0), (2, Self.timeout, 0)]) == [false, false, true])
+        #expect(Self.fail(&hosts, [(0, Self.timeout, 0), (1, Self.stalled, 0), (2, Self.timeout, 0)]) == [false, false, true])
         #expect(hosts.givenUp[0] == "not started: down.example answered none of 3 jobs in a row (the last, j2: CURLE_OPERATION_TIMEDOUT: timed out)")
         #expect(Self.fail(&hosts, [(3, Self.timeout, 0)]) == [false], "given up once")
         #expect(hosts.givenUp[1] == nil, "other hosts are not concerned")
     }
 
-    @Test func anAnswerOfAnyKindStartsTheCountAgain() {
+    /// An error status, or a refused connection (a server restarting: its jobs fail fast,
+    /// and those after it may succeed), starts the count again.
+    @Test(arguments: [unavailable, refused])
+    func anAnswerOfAnyKindStartsTheCountAgain(answer: JobFailure) {
         var hosts = UnansweredHosts(jobs: 5)
-        let verdicts = Self.fail(&hosts, [(0, Self.timeout, 0), (1, Self.timeout, 0), (2, Self.unavailable, 0), (3, Self.timeout, 0), (4, Self.timeout, 0)])
+        let verdicts = Self.fail(&hosts, [(0, Self.timeout, 0), (1, Self.timeout, 0), (2, answer, 0), (3, Self.timeout, 0), (4, Self.timeout, 0)])
         #expect(verdicts == [false, false, false, false, false])
         #expect(hosts.givenUp.isEmpty)
     }

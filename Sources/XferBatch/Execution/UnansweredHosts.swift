@@ -7,13 +7,15 @@ import XferCurl
 /// job then spends all its attempts on it, holding one of the host's slots each time: with
 /// the defaults (5 attempts, 30 s to connect, 4 at once per host), a nightly run of 2,000
 /// files from a mirror that is down would take about 21 hours, past the next night's start.
-/// So once `maxJobsInARow` of a host's jobs in a row have failed without one answer from
-/// it, the host is given up on: `RunScheduler` skips its jobs not started yet and those
-/// waiting to retry, naming the host and the last failure; attempts under way go on. Any
-/// answer (a response of any status, a byte of a body, a success) starts the count again,
-/// so a host that is only slow or picky is never given up on; nor is one with fewer jobs
-/// than that, which keep every attempt their retry policy gives them. The next run tries
-/// the skipped jobs again.
+/// So once `maxJobsInARow` of a host's jobs in a row have run out of attempts with every
+/// one timed out unanswered (`TransferError.noAnswerInTime`), the host is given up on:
+/// `RunScheduler` skips its jobs not started yet and those waiting to retry, naming the
+/// host and the last failure; attempts under way go on. Any answer (a response of any
+/// status, a byte of a body, a refused connection, a success) starts the count again, so
+/// a host that is only slow, picky or restarting is never given up on; nor is one with
+/// fewer jobs than that, which keep every attempt their retry policy gives them. Failures
+/// that come fast are not counted: a server restarting refuses connections for a while,
+/// and retrying those costs little. The next run tries the skipped jobs again.
 struct UnansweredHosts {
     /// Jobs of one host in a row that fail without an answer from it before it is given up on.
     static let maxJobsInARow = 3
@@ -29,9 +31,10 @@ struct UnansweredHosts {
         answered = Array(repeating: false, count: jobs)
     }
 
-    /// Whether a failed attempt got nothing from its host (see `TransferError.noAnswer`).
+    /// Whether a failed attempt waited out a timeout with nothing from its host (see
+    /// `TransferError.noAnswerInTime`).
     static func isUnanswered(_ failure: JobFailure, moved: Int64) -> Bool {
-        moved == 0 && failure.httpStatus == nil && TransferError.noAnswer.contains(failure.code)
+        moved == 0 && failure.httpStatus == nil && TransferError.noAnswerInTime.contains(failure.code)
     }
 
     /// Records whether host `h` answered job `j`'s attempt. An interrupt, a local failure (a
