@@ -19,14 +19,7 @@ extension Executor {
     ///   too, so a second lane opening its own would be refused; SSH logins are costly too.
     public static func laneCount(for plan: Plan, processors: Int) -> Int {
         if plan.limits.bandwidth != nil { return 1 }
-        let connectionCounting = plan.jobs.contains { job in
-            switch job.action {
-            case .download(let d): d.url.isFTPOrSFTP
-            case .upload(let u): u.url.isFTPOrSFTP
-            case .archive, .extract: false
-            }
-        }
-        if connectionCounting { return 1 }
+        if plan.jobs.contains(where: { $0.url?.isFTPOrSFTP == true }) { return 1 }
         return max(1, min(processors, plan.limits.concurrency, maxLanes))
     }
 

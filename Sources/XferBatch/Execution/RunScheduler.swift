@@ -68,11 +68,7 @@ struct RunScheduler {
 
     /// The per-host bucket of a job (archives and extractions use none: they only count globally).
     static func hostKey(_ job: PlannedJob) -> String? {
-        switch job.action {
-        case .download(let d): d.url.hostKey
-        case .upload(let u): u.url.hostKey
-        case .archive, .extract: nil
-        }
+        job.url?.hostKey
     }
 
     /// Jobs without dependencies become ready, and the first ones start.

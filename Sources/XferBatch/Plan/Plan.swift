@@ -70,6 +70,15 @@ public struct PlannedJob: Sendable {
     /// Stored rather than derived from `action`, so that reading it never copies the action.
     public let kind: JobKind
 
+    /// The server side of a download or upload; nil for archives and extracts.
+    public var url: TransferURL? {
+        switch action {
+        case .download(let d): d.url
+        case .upload(let u): u.url
+        case .archive, .extract: nil
+        }
+    }
+
     init(id: String, index: Int, dependsOn: [String], optional: Bool, priority: Int, action: JobAction,
          transfer: SharedBox<EffectiveTransfer>?, inputs: [JobInput], warnings: [String]) {
         self.id = id
