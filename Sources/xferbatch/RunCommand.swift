@@ -163,8 +163,8 @@ struct RunCommand: AsyncParsableCommand {
             // Commits what is grouped and closes the database: its last write to the disk.
             try store.close()
         } catch {
-            // The journal still holds them: the next run adopts them.
-            StandardStreams.writeError("xferbatch: warning: \(error)\n")
+            // The journal (or the write-ahead log) still holds them: the next run adopts them.
+            StandardStreams.writeError("xferbatch: warning: \(error) (the next run picks up what this one finished from the state folder)\n")
         }
         ticker?.cancel()
         _ = await ticker?.result

@@ -123,4 +123,36 @@ struct DoneJournalTests {
         try store.flush()
         #expect(try SQLiteCheckpointStore(path: f.database).load("a")?.phase == .failed)
     }
+
+    /// A disk that takes the start of a line and refuses the rest: the torn bytes are cut
+    /// off, so the line appended once there is room again is read back whole.
+    @Test func aLineTheFullDiskCutShortIsTakenBackAndTheNextOneReadsWhole() throws {
+        guard let disk = SmallFilesystem.mount(bytes: 64 << 10) else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("cannot mount a tmpfs: CI runs as root") }
+            return
+        }
+        let f = try Folder()
+        let line = DoneJournal.line(for: try f.finished("a", "alpha"))
+        let journal = try DoneJournal(path: disk.path + "/done.journal")
+        try journal.append(line)  // the journal's first page is taken before the disk fills
+        let filler = open(disk.path + "/filler", O_WRONLY | O_CREAT, 0o644)
+        let block = [UInt8](repeating: 0, count: 4096)
+        while write(filler, block, block.count) > 0 {}
+        close(filler)
+        var thrown: (any Error)?
+        for _ in 0..<(4096 / line.count + 1) {
+            do { try journal.append(line) } catch {
+                thrown = error
+                break
+            }
+        }
+        #expect("\(thrown.map { "\($0)" } ?? "nothing thrown")".hasSuffix("done.journal: No space left on device"))
+        let kept = try Data(contentsOf: URL(fileURLWithPath: journal.path))
+        #expect(kept.count % line.count == 0, "whole lines only: \(kept.count) bytes of \(line.count)-byte lines")
+        unlink(disk.path + "/filler")
+        var last = try f.finished("b", "beta")
+        last.updatedAt = 2
+        try journal.append(DoneJournal.line(for: last))
+        #expect(DoneJournal.records(at: journal.path).map(\.jobID).last == "b")
+    }
 }

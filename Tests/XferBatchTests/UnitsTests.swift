@@ -42,6 +42,13 @@ struct UnitsTests {
         #expect(ByteSize.format(140_000_000) == "133.5 MiB")
         #expect(ByteSize.format(1_073_741_824) == "1 GiB")
     }
+
+    @Test func twoSizesThatRoundAlikeAreGivenInBytes() {
+        #expect(ByteSize.format(8_000_000, beside: 7_995_392) == ("8,000,000 bytes", "7,995,392 bytes"))
+        #expect(ByteSize.format(8_000_000, beside: 4_000_000) == ("7.6 MiB", "3.8 MiB"))
+        #expect(ByteSize.format(1_048_576, beside: 1_048_576) == ("1 MiB", "1 MiB"))
+        #expect(ByteSize.format(999, beside: 100) == ("999 B", "100 B"))
+    }
 }
 
 @Suite("Lexical paths")

@@ -46,11 +46,24 @@ final class DoneJournal: @unchecked Sendable {
 
     deinit { fds.forEach { close($0) } }
 
-    /// Appends one finished job's line (one `write(2)`; no fsync, see the type's comment).
+    /// Appends one finished job's line (no fsync, see the type's comment).
+    ///
+    /// A disk that fills up can take the start of a line and refuse the rest. Those bytes
+    /// are cut off again before the error is thrown: the next line appended (once there is
+    /// room) would otherwise continue the torn one, and neither would be read back.
     func append(_ line: [UInt8]) throws {
-        let written = line.withUnsafeBytes { write(fds[active], $0.baseAddress, $0.count) }
-        guard written == line.count else {
-            throw CheckpointError("cannot record progress in \(path): \(String(cString: strerror(errno)))")
+        let fd = fds[active]
+        var done = 0
+        while done < line.count {
+            let n = line.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n > 0 {
+                done += n
+                continue
+            }
+            if n < 0, errno == EINTR { continue }
+            let reason = n < 0 ? String(cString: strerror(errno)) : "the file system took no more bytes"
+            if done > 0 { _ = ftruncate(fd, lseek(fd, 0, SEEK_END) - off_t(done)) }
+            throw CheckpointError("cannot append to \(Self.segments(of: path)[active]): \(reason)")
         }
     }
 

@@ -39,7 +39,8 @@ final class SpaceReservations: Sendable {
             }
             if needs > 0, free - promised < needs {
                 let others = promised > 0 ? " (\(ByteSize.format(promised)) of it promised to downloads under way)" : ""
-                return "\(destination) needs \(ByteSize.format(needs)) more, but only \(ByteSize.format(free)) is free there\(others)"
+                let (needed, available) = ByteSize.format(needs, beside: free)
+                return "\(destination) needs \(needed) more, but only \(available) is free there\(others)"
             }
             if entries.updateValue(Entry(device: device, partial: partial, total: total), forKey: job) == nil {
                 count.add(1, ordering: .relaxed)

@@ -38,6 +38,26 @@ public enum ByteSize {
         return "\(text) \(names[i])"
     }
 
+    /// Two sizes to be read side by side, printed so that different values never read the
+    /// same: when `format` rounds both to one text (a download that "needs 7.6 MiB" where
+    /// "7.6 MiB is free"), both are given in bytes instead.
+    public static func format(_ a: Int64, beside b: Int64) -> (String, String) {
+        let (x, y) = (format(a), format(b))
+        guard x == y, a != b else { return (x, y) }
+        return (grouped(a) + " bytes", grouped(b) + " bytes")
+    }
+
+    /// `8000000` as `8,000,000`.
+    static func grouped(_ n: Int64) -> String {
+        var digits = Array(String(n.magnitude))
+        var i = digits.count - 3
+        while i > 0 {
+            digits.insert(",", at: i)
+            i -= 3
+        }
+        return (n < 0 ? "-" : "") + String(digits)
+    }
+
     /// Bytes per second from `50MiB/s`; nil unless the text ends in `/s`.
     public static func parseRate(_ text: String) -> Int64? {
         guard text.hasSuffix("/s") else { return nil }

@@ -43,7 +43,8 @@ public struct ManifestLoader: Sendable {
             throw ManifestError(file: path, message: "is a folder; give the path of a manifest file")
         case S_IFREG:
             if info.st_size > Self.maxBytes {
-                throw ManifestError(file: path, message: "the manifest is \(ByteSize.format(Int64(info.st_size))); the limit is \(ByteSize.format(Int64(Self.maxBytes))) (split the batch into several manifests)")
+                let (size, limit) = ByteSize.format(Int64(info.st_size), beside: Int64(Self.maxBytes))
+                throw ManifestError(file: path, message: "the manifest is \(size); the limit is \(limit) (split the batch into several manifests)")
             }
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             return try decode(bytes: try Self.readToEnd(fd, name: path), path: path, directory: PathText.absolute(directory))
