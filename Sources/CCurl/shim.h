@@ -39,6 +39,9 @@ static const long XB_CURLUSESSL_ALL = (long)CURLUSESSL_ALL;
 static const long XB_CURL_REDIR_POST_301_302 = (long)(CURL_REDIR_POST_301 | CURL_REDIR_POST_302);
 static const long XB_CURL_ERROR_SIZE = CURL_ERROR_SIZE;
 static const long XB_CURL_READFUNC_ABORT = (long)CURL_READFUNC_ABORT;
+static const long XB_CURL_READFUNC_PAUSE = (long)CURL_READFUNC_PAUSE;
+static const long XB_CURL_WRITEFUNC_PAUSE = (long)CURL_WRITEFUNC_PAUSE;
+static const int XB_CURLPAUSE_CONT = CURLPAUSE_CONT;
 
 /// The `CURLMsg.data.result` union member, which Swift imports awkwardly.
 static inline CURLcode xb_msg_result(CURLMsg *m) { return m->data.result; }

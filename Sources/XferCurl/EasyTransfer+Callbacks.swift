@@ -9,6 +9,9 @@ extension EasyTransfer {
     static let writeCallback: curl_write_callback = { data, size, count, context in
         guard let data, let context else { return 0 }
         let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
+        // Under a bandwidth cap whose budget is spent: nothing taken, libcurl keeps the
+        // chunk and delivers it again when the loop releases the transfer.
+        if let gate = transfer.gate, !gate.admitsReceived(size * count) { return Int(XB_CURL_WRITEFUNC_PAUSE) }
         return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
     }
 
@@ -41,17 +44,16 @@ extension EasyTransfer {
         } else {
             transfer.progress.update(done: Int64(downloaded), expected: downloadTotal > 0 ? Int64(downloadTotal) : nil)
         }
-        // A failure recorded outside a callback (see `BandwidthPools`) ends the transfer here.
+        // A failure recorded outside a callback (see `TransferEngine+Bandwidth`) ends the transfer here.
         return transfer.localFailure != nil || transfer.checkStall(moved: Int64(downloaded) + Int64(uploaded)) ? 1 : 0
     }
 
-    /// True (abort) when no byte has moved for the stall timeout.
+    /// True (abort) when no byte has moved for the stall timeout. Time paused for the
+    /// bandwidth cap is not a stall.
     func checkStall(moved: Int64) -> Bool {
         guard let limit = stallLimit else { return false }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let nanos = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-        if moved != lastMovedBytes {
+        let nanos = TokenBucket.now()
+        if moved != lastMovedBytes || gate?.heldSince != nil {
             lastMovedBytes = moved
             lastMovedAt = nanos
             return false

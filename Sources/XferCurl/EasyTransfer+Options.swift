@@ -34,8 +34,6 @@ extension EasyTransfer {
         // Timeouts. Stalls are watched in the progress callback (see `checkStall`).
         if let t = r.options.connectTimeout { try set(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(t)) }
         if let t = r.options.totalTimeout { try set(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(t)) }
-        // A shared cap is split by the engine once the transfer is added (`limitRate`).
-        if let bandwidth = r.options.bandwidth { try limitRate(to: bandwidth.bytesPerSecond) }
 
         // TLS and proxy.
         if let ca = r.options.caFile { try set(easy, CURLOPT_CAINFO, ca) }
@@ -68,11 +66,10 @@ extension EasyTransfer {
         // pages it fills, so the memory is virtual until a large body uses it, and the next
         // transfer reuses those pages (`ReceiveBufferMemory`).
         //
-        // Not under a rate limit: libcurl checks the rate between passes, and one pass
-        // reads the socket up to 100 times while data is waiting, so from a fast server a
-        // 512 KiB buffer took 50 MB at once: a 50 MB download limited to 10 MB/s finished
-        // in 0.49 s. With libcurl's default 16 KiB (curl's tool keeps it), 4.8 s.
-        let limited = r.options.bandwidth != nil
+        // Not under a bandwidth cap: each chunk is taken whole from the cap's budget (see
+        // `TokenBucket`), and libcurl holds one while the transfer is paused for it, so the
+        // chunk stays at libcurl's default 16 KiB (curl's tool keeps it too).
+        let limited = gate != nil
         try set(easy, CURLOPT_BUFFERSIZE, limited ? Self.rateLimitedBufferSize : Self.receiveBufferSize)
         try set(easy, CURLOPT_NOPROGRESS, 0)
         try check(xb_easy_setopt_xferinfo_function(easy, EasyTransfer.progressCallback), "CURLOPT_XFERINFOFUNCTION")
@@ -149,7 +146,7 @@ extension EasyTransfer {
             if request.method == .head { try set(easy, CURLOPT_NOBODY, 1) }
             if request.method == .post { try set(easy, CURLOPT_POSTFIELDSIZE, 0); try set(easy, CURLOPT_POST, 1) }
         case .file(let path, _):
-            let source = try UploadSource(path: path)
+            let source = try UploadSource(path: path, gate: gate)
             uploadSources = [source]
             try check(xb_easy_setopt_read_function(easy, UploadSource.readCallback), "CURLOPT_READFUNCTION")
             try set(easy, CURLOPT_READDATA, pointer: source.context)
@@ -174,7 +171,7 @@ extension EasyTransfer {
                 try check(curl_mime_data(part, field.value, field.value.utf8.count), "form field \(field.name)")
             }
             for file in files {
-                let source = try UploadSource(path: file.path)
+                let source = try UploadSource(path: file.path, gate: gate)
                 uploadSources.append(source)
                 guard let part = curl_mime_addpart(form) else { throw Self.mimeError("adding file \(file.path)") }
                 try check(curl_mime_name(part, file.field), "form file field")
@@ -200,14 +197,6 @@ extension EasyTransfer {
         } else {
             try set(easy, CURLOPT_RESUME_FROM_LARGE, offset: from)
         }
-    }
-
-    /// Holds the transfer to `rate` bytes per second in each direction. libcurl reads the
-    /// setting as it paces, so a new share takes effect in the middle of a transfer.
-    func limitRate(to rate: Int64) throws(TransferError) {
-        guard let easy = handle else { return }
-        try set(easy, CURLOPT_MAX_RECV_SPEED_LARGE, offset: rate)
-        try set(easy, CURLOPT_MAX_SEND_SPEED_LARGE, offset: rate)
     }
 
     // MARK: setopt with every result checked

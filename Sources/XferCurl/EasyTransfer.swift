@@ -59,6 +59,9 @@ final class EasyTransfer: @unchecked Sendable {
     var knownHostsCopy: KnownHostsFile?
     /// A failure our own callbacks detected (disk full, wrong range, stall); wins over libcurl's code.
     var localFailure: TransferError?
+    /// The transfer's way through its bandwidth cap, if it has one (not for `file:`, a
+    /// local copy).
+    let gate: BandwidthGate?
     /// Stall detection: bytes moved at the last progress call, and when they last changed
     /// (monotonic nanoseconds).
     var lastMovedBytes: Int64 = -1
@@ -74,6 +77,7 @@ final class EasyTransfer: @unchecked Sendable {
         self.progress = progress
         self.continuation = continuation
         self.scheme = Self.scheme(of: request.url)
+        self.gate = scheme == "file" ? nil : request.options.bandwidth.map(BandwidthGate.init)
         self.errorBuffer = .allocate(capacity: Int(XB_CURL_ERROR_SIZE) + 1)
         self.errorBuffer.initialize(repeating: 0, count: Int(XB_CURL_ERROR_SIZE) + 1)
     }

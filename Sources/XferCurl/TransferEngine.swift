@@ -45,8 +45,9 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     /// Whether the loop has ended and freed the multi handle, and who waits for that.
     private let ended = Mutex(LoopEnd())
     private let logger: Logger
-    /// Transfers under each shared bandwidth cap; touched by the loop thread only.
-    private var pools = BandwidthPools()
+    /// Running transfers under a bandwidth cap; touched by the loop thread only (the loop
+    /// looks for paused ones only while there are some).
+    private var limitedTransfers = 0
     /// Easy handles of ended transfers, for the next ones; touched by the loop thread only.
     private var handles = EasyHandlePool()
 
@@ -207,13 +208,13 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             let performed = curl_multi_perform(multi, &stillRunning)
             if performed != CURLM_OK { failAll(&active, performed) }
             collectFinished(&active)
-            pools.look()
+            let bandwidthWait = limitedTransfers > 0 ? releaseHeld(in: active) : nil
             // Announce the sleep before looking at the inbox a last time: a sender either
             // sees `polling` and wakes us, or its command is seen here.
             polling.store(true, ordering: .sequentiallyConsistent)
             if inbox.withLock({ $0.commands.isEmpty }) {
                 var ready: Int32 = 0
-                let polled = curl_multi_poll(multi, nil, 0, 1000, &ready)
+                let polled = curl_multi_poll(multi, nil, 0, min(1000, bandwidthWait ?? 1000), &ready)
                 if polled != CURLM_OK { failAll(&active, polled) }
             }
             polling.store(false, ordering: .sequentiallyConsistent)
@@ -248,7 +249,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             return
         }
         active[transfer.id] = transfer
-        pools.join(transfer)
+        if transfer.gate != nil { limitedTransfers += 1 }
         logger.trace("transfer started", metadata: ["transfer.id": "\(transfer.id)"])
     }
 
@@ -292,7 +293,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     /// the awaiting task.
     private func finish(_ transfer: EasyTransfer, with result: Result<TransferOutcome, TransferError>) {
         if let handle = transfer.handle { curl_multi_remove_handle(multi, handle) }
-        pools.leave(transfer)
+        if transfer.gate != nil { limitedTransfers -= 1 }
         transfer.close(returningHandleTo: &handles)
         switch result {
         case .success(let outcome):

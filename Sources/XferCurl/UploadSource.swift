@@ -31,9 +31,11 @@ final class UploadSource {
     private var position: Int64 = 0
     /// Why reading stopped, when it did; wins over libcurl's CURLE_ABORTED_BY_CALLBACK.
     private(set) var failure: TransferError?
+    /// The transfer's bandwidth cap, asked before each read.
+    private let gate: BandwidthGate?
 
     /// Takes the size of `path`, which must be readable. Throws a local error naming the file.
-    init(path: String) throws(TransferError) {
+    init(path: String, gate: BandwidthGate? = nil) throws(TransferError) {
         var info = stat()
         guard stat(path, &info) == 0 else { throw EasyTransfer.localError(errno, "cannot read the size of \(path)") }
         guard access(path, R_OK) == 0 else { throw EasyTransfer.localError(errno, "cannot open the upload source \(path)") }
@@ -41,6 +43,7 @@ final class UploadSource {
         self.size = Int64(info.st_size)
         self.device = UInt(info.st_dev)
         self.inode = UInt(info.st_ino)
+        self.gate = gate
     }
 
     deinit { closeFile() }
@@ -89,6 +92,7 @@ final class UploadSource {
     func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         let wanted = min(capacity, Int(clamping: size - position))
         guard wanted > 0 else { closeFile(); return 0 }
+        if let gate, !gate.admitsSending() { return Int(XB_CURL_READFUNC_PAUSE) }  // released by the loop
         if descriptor < 0, !openFile() { return Int(XB_CURL_READFUNC_ABORT) }
         let n = Glibc.read(descriptor, buffer, wanted)
         if n < 0 {
@@ -101,6 +105,7 @@ final class UploadSource {
             return Int(XB_CURL_READFUNC_ABORT)
         }
         position += Int64(n)
+        gate?.sent(n)
         if position == size { closeFile() }  // its part is sent: the descriptor is free again
         return n
     }

@@ -33,9 +33,10 @@ struct RealServerTests {
 
     func read(_ path: String) -> [UInt8] { FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? [] }
 
-    /// The limit holds against nginx on loopback: with the 512 KiB buffer unlimited
-    /// transfers use, libcurl read the whole 50 MB before it first looked at the rate.
-    /// A lower bound only, half the time the limit implies: a slow machine can only add.
+    /// The cap holds against nginx on loopback, to within what a quiet cap lets through at
+    /// once (a twentieth of a second's worth) and one chunk. libcurl's own limit let the
+    /// first 1.6 MB through unpaced (100 reads of 16 KiB in one pass): 1.84 s. A lower
+    /// bound only: a slow machine can only add.
     @Test func aRateLimitHoldsAgainstAFastServer() async throws {
         guard let nginx = try RealServer.nginx() else { return }
         defer { nginx.stop() }
@@ -47,7 +48,29 @@ struct RealServerTests {
             _ = try await download(engine, "http://127.0.0.1:\(nginx.port)/limited.bin", to: file) { $0.options.bandwidth = SharedBandwidth(bytesPerSecond: 10_000_000) }
             let elapsed = ContinuousClock.now - started
             #expect(read(file) == content)
-            #expect(elapsed >= .seconds(1), "20 MB at 10 MB/s took \(elapsed)")
+            #expect(elapsed >= .seconds(1.9), "20 MB at 10 MB/s took \(elapsed)")
+        }
+    }
+
+    /// The cap pauses and releases FTP and SFTP transfers as it does HTTP ones (libcurl
+    /// keeps the refused chunk and hands it over again): the file arrives whole, at the cap.
+    @Test(arguments: ["ftp", "sftp"])
+    func aCappedFTPOrSFTPDownloadKeepsToTheCapAndArrivesWhole(scheme: String) async throws {
+        let content = EngineTesting.bytes(1_000_000)
+        guard let remote = try DatedRemoteFile(scheme, "capped.bin", content) else { return }
+        defer { remote.server.stop() }
+        let url = remote.url, settings = remote.settings
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("capped.bin").path
+            let started = ContinuousClock.now
+            _ = try await download(engine, url, to: file) { r in
+                settings(&r)
+                r.options.bandwidth = SharedBandwidth(bytesPerSecond: 400_000)
+            }
+            let elapsed = ContinuousClock.now - started
+            let whole = read(file) == content  // compared outside #expect: its diff of 1 MB arrays takes minutes
+            #expect(whole)
+            #expect(elapsed >= .seconds(2.3), "1 MB at 400 KB/s took \(elapsed)")
         }
     }
 

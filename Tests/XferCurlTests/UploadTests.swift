@@ -84,6 +84,29 @@ struct UploadTests {
         }
     }
 
+    /// An upload under a cap keeps to it, raw or as a form: the read callback pauses the
+    /// transfer while the cap's budget is spent, and the body still arrives whole.
+    @Test(arguments: [false, true])
+    func aCappedUploadKeepsToTheCapAndArrivesWhole(multipart: Bool) async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(600_000)
+            let path = t.write("capped.bin", content)
+            var request = TransferRequest(url: t.url(multipart ? "/forms/upload" : "/uploads/capped.bin"),
+                                          method: multipart ? .post : .put,
+                                          body: multipart ? .multipart(fields: [], files: [.init(field: "f", path: path)])
+                                                          : .file(path: path, contentType: nil))
+            request.options.bandwidth = SharedBandwidth(bytesPerSecond: 300_000)
+            let started = ContinuousClock.now
+            _ = try await t.engine.perform(request, progress: TransferProgress())
+            let elapsed = ContinuousClock.now - started
+            let upload = try #require(t.server.uploads.first)
+            let sha = multipart ? upload.files.first?.sha256 : upload.sha256
+            #expect(sha == EngineTesting.sha256(content))
+            // 600 KB at 300 KB/s: 2 s, less a quiet cap's 16 KiB and one 64 KiB upload chunk.
+            #expect(elapsed >= .seconds(1.6), "600 KB at 300 KB/s took \(elapsed)")
+        }
+    }
+
     /// libcurl asks a server for `100 Continue` before a body over 1 MiB and waits a second
     /// for it; a server that does not know the header (Python's http.server) made each
     /// multipart upload a second longer. Raw bodies never asked; now neither does this one.

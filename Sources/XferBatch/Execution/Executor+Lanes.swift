@@ -11,9 +11,8 @@ extension Executor {
     /// processors only take turns.
     ///
     /// One lane when:
-    /// - `limits.bandwidth` is set: an engine splits the cap among the transfers it runs
-    ///   (`BandwidthPools`), so each lane would take all of it; and such a run waits on its
-    ///   cap, not on a processor.
+    /// - `limits.bandwidth` is set: such a run waits on its cap, not on a processor, and one
+    ///   loop releasing the transfers paused for it (`SharedBandwidth`) lets them take turns.
     /// - the run has FTP, FTPS or SFTP transfers: each lane keeps its own idle connections,
     ///   which a server limiting connections per address (vsftpd's `max_per_ip`) counts
     ///   too, so a second lane opening its own would be refused; SSH logins are costly too.

@@ -9,7 +9,7 @@ public struct Limits: Sendable, Equatable {
     public var perHost: Int
     /// Aggregate bandwidth cap in bytes per second, in each direction; nil means unlimited.
     /// Divided among the transfers running at each moment, by what each can use (see
-    /// `SharedBandwidth`): the sum never exceeds it, a transfer left alone may use all of it.
+    /// `SharedBandwidth`): together they keep to it, a transfer left alone may use all of it.
     public var bandwidth: Int64?
 
     public init(concurrency: Int = Limits.defaultConcurrency, perHost: Int = Limits.defaultPerHost, bandwidth: Int64? = nil) {

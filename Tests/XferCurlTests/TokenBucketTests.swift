@@ -1,0 +1,65 @@
+import Testing
+@testable import XferCurl
+
+/// The budget behind a bandwidth cap (`TokenBucket`), with times chosen by the test (in
+/// nanoseconds).
+@Suite("Bandwidth: the token bucket")
+struct TokenBucketTests {
+    static let second: UInt64 = 1_000_000_000
+
+    @Test func aQuietCapLetsATwentiethOfASecondsWorthThroughAtOnce() {
+        var bucket = TokenBucket(rate: 1_000_000, at: 0)
+        #expect(bucket.capacity == 50_000)
+        let first = bucket.take(50_000, at: 0)
+        let next = bucket.take(1, at: 0)
+        #expect(first && !next, "the budget is spent")
+        // However long it stays quiet, no more than the capacity builds up.
+        let afterTenQuietSeconds = bucket.take(60_000, at: 10 * Self.second)
+        #expect(afterTenQuietSeconds)
+        #expect(bucket.tokens == -10_000)
+    }
+
+    @Test func aSlowCapStillHoldsAWholeChunk() {
+        let bucket = TokenBucket(rate: 1000, at: 0)
+        #expect(bucket.capacity == TokenBucket.leastCapacity)
+    }
+
+    /// A chunk is taken whole while anything is left; the debt it leaves is paid back by
+    /// waiting, so the rate holds over time whatever the chunks' sizes.
+    @Test func aChunkTakenPastTheBudgetIsPaidBackByWaiting() {
+        var bucket = TokenBucket(rate: 100_000, at: 0)  // capacity: 16 KiB
+        _ = bucket.take(16_384, at: 0)
+        #expect(bucket.nanosUntilReady(at: 0) > 0)
+        let later = Self.second / 10  // 10,000 bytes refilled
+        let takenWhole = bucket.take(50_000, at: later)
+        #expect(takenWhole, "something was left")
+        #expect(bucket.tokens == -40_000)
+        let due = bucket.nanosUntilReady(at: later)
+        #expect(due > 4 * Self.second / 10 && due <= 4 * Self.second / 10 + 2, "0.4 s pays 40,000 bytes back: \(due)")
+        let tooEarly = bucket.take(1, at: later + due - 1_000_000)
+        let inTime = bucket.take(1, at: later + due)
+        #expect(!tooEarly && inTime)
+    }
+
+    /// What goes through over a span is at most the rate times the span, plus the
+    /// capacity and one chunk: 64 KiB chunks offered as fast as the budget allows.
+    @Test func overAnySpanTheRateHolds() {
+        var bucket = TokenBucket(rate: 1_000_000, at: 0)
+        var now: UInt64 = 0, taken = 0
+        while now < 5 * Self.second {
+            if bucket.take(65_536, at: now) { taken += 65_536 } else { now += bucket.nanosUntilReady(at: now) }
+        }
+        #expect(taken <= 5_000_000 + 50_000 + 65_536)
+        #expect(taken >= 5_000_000 - 65_536, "and the cap is used: \(taken)")
+    }
+
+    /// A read is sized by what the file gives, so it is charged after it went through.
+    @Test func aReadIsChargedAfterItWentThrough() {
+        var bucket = TokenBucket(rate: 1_000_000, at: 0)
+        let before = bucket.hasBytes(at: 0)
+        bucket.charge(70_000)
+        let afterTheRead = bucket.hasBytes(at: 0)
+        let twentyMillisecondsLater = bucket.hasBytes(at: Self.second / 50 + 1)
+        #expect(before && !afterTheRead && twentyMillisecondsLater)
+    }
+}
