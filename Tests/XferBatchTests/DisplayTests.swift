@@ -76,9 +76,30 @@ struct DisplayTests {
         display.handle(.runStarted(jobs: 1, name: nil))
         display.redraw()
         let lines = screen.text.withLock { $0 }.split(separator: "\n")
-        #expect(lines.contains { $0.hasPrefix("データセット-東   1 MiB/4 MiB") }, "16 columns: 7 wide characters and a hyphen, a space; \(lines)")
+        #expect(lines.contains { $0.hasPrefix("データ…-夜間同期  1 MiB/4 MiB") }, "16 columns: 3 wide characters, the ellipsis, a hyphen and 4 wide; \(lines)")
         #expect(lines.allSatisfy { DisplayWidth.of($0) < 40 }, "\(lines)")
         #expect(DisplayWidth.of("東京") == 4 && DisplayWidth.of("Tokyo") == 5 && DisplayWidth.of("e\u{301}") == 1)
+    }
+
+    /// Ids too long for their column keep their start and their end, so that ids differing
+    /// only at the end stay apart (cut at the end, both read `nightly-backup-d`); a wider
+    /// terminal gives the column room for them whole.
+    @Test(arguments: [(60, ["nightly-b…e-shard-07", "nightly-b…e-shard-08"]),
+                      (120, ["nightly-backup-database-shard-07 ", "nightly-backup-database-shard-08 "])])
+    func longIdsKeepTheirEndsAndUseTheRoomAWideTerminalGives(columns: Int, shown: [String]) {
+        let screen = Screen()
+        let board = ProgressBoard()
+        for shard in ["07", "08"] {
+            let progress = TransferProgress()
+            progress.update(done: 1 << 20, expected: 4 << 20)
+            board.register("nightly-backup-database-shard-\(shard)", progress, at: .zero)
+        }
+        let display = TerminalDisplay(board: board, clock: ContinuousExecutionClock(), width: { columns }, color: false, write: screen.write)
+        display.handle(.runStarted(jobs: 2, name: nil))
+        display.redraw()
+        let lines = screen.text.withLock { $0 }.split(separator: "\n")
+        for name in shown { #expect(lines.contains { $0.hasPrefix(name) }, "\(lines)") }
+        #expect(lines.allSatisfy { DisplayWidth.of($0) < columns }, "\(lines)")
     }
 
     /// A large file's time left reads at a glance: `1h08m`, not `4094s`.

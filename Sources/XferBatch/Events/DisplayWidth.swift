@@ -27,9 +27,31 @@ enum DisplayWidth {
         return String(text[..<end])
     }
 
-    /// `text` cut to `columns` and padded with spaces to exactly that many.
+    /// The longest end of `text` that fits in `columns`.
+    static func suffix(_ text: some StringProtocol, columns: Int) -> String {
+        var used = 0
+        var start = text.endIndex
+        for index in text.indices.reversed() {
+            used += of(text[index])
+            if used > columns { break }
+            start = index
+        }
+        return String(text[start...])
+    }
+
+    /// `text` in `columns` at most: whole when it fits, else its start and its end around
+    /// an ellipsis. Ids that differ only at the end (`nightly-db-shard-07`, `-08`) stay
+    /// apart; cut at the end, they all read `nightly-db-shard`.
+    static func middleCut(_ text: some StringProtocol, columns: Int) -> String {
+        guard of(text) > columns else { return String(text) }
+        guard columns > 2 else { return prefix(text, columns: columns) }
+        let head = prefix(text, columns: (columns - 1) / 2)
+        return head + "…" + suffix(text, columns: columns - 1 - of(head))
+    }
+
+    /// `text` fitted to `columns` (`middleCut`) and padded with spaces to exactly that many.
     static func fitted(_ text: some StringProtocol, columns: Int) -> String {
-        let cut = prefix(text, columns: columns)
+        let cut = middleCut(text, columns: columns)
         return cut + String(repeating: " ", count: max(0, columns - of(cut)))
     }
 

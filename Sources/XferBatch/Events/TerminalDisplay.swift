@@ -64,8 +64,11 @@ public final class TerminalDisplay: EventSink {
             let room = 8
             let shown = active.prefix(room)
             if s.rates.count > shown.count { s.rates = s.rates.filter { id, _ in shown.contains { $0.id == id } } }
+            // The names' column: as wide as the longest id shown, within a third of the line.
+            let longest = shown.map { DisplayWidth.of($0.id) }.max() ?? 0
+            let nameColumns = min(max(Self.nameColumns, longest), max(Self.nameColumns, width / 3))
             for entry in shown {
-                lines.append(line(for: entry, now: now, width: width, state: &s))
+                lines.append(line(for: entry, nameColumns: nameColumns, now: now, width: width, state: &s))
             }
             if active.count > room { lines.append("… and \(active.count - room) more") }
             let moved = s.tally.bytesDone + snapshot.bytesMoved
@@ -91,11 +94,13 @@ public final class TerminalDisplay: EventSink {
 
     /// Columns drawn for at the least: a narrower terminal wraps the lines.
     static let narrowest = 20
+    /// The names' column at the least; wider for longer ids on a wider terminal.
+    static let nameColumns = 16
 
-    private func line(for entry: ProgressBoard.Entry, now: Duration, width: Int, state s: inout State) -> String {
+    private func line(for entry: ProgressBoard.Entry, nameColumns: Int, now: Duration, width: Int, state s: inout State) -> String {
         s.rates[entry.id, default: TransferRate()].record(entry.bytesDone, at: now)
         let rate = s.rates[entry.id]?.bytesPerSecond ?? 0
-        let name = DisplayWidth.fitted(entry.id, columns: 16)
+        let name = DisplayWidth.fitted(entry.id, columns: nameColumns)
         var sizes = ByteSize.format(entry.bytesDone)
         var eta = ""
         var fraction: Double? = nil
@@ -105,7 +110,7 @@ public final class TerminalDisplay: EventSink {
             if rate > 0 { eta = "  ETA " + Self.eta(seconds: Int64((Double(total - entry.bytesDone) / rate).rounded())) }
         }
         let tail = "  \(sizes)  \(ByteSize.format(Int64(rate)))/s\(eta)"
-        let barWidth = max(0, min(30, width - 16 - tail.count - 4))
+        let barWidth = max(0, min(30, width - nameColumns - tail.count - 4))
         var bar = ""
         if barWidth >= 5 {
             let filled = Int((fraction ?? 0) * Double(barWidth))
