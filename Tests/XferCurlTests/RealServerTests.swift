@@ -53,9 +53,10 @@ struct RealServerTests {
     }
 
     /// The cap pauses and releases FTP and SFTP transfers as it does HTTP ones (libcurl
-    /// keeps the refused chunk and hands it over again): the file arrives whole, at the cap.
+    /// keeps the refused chunk and hands it over again, or asks the read callback again):
+    /// the file arrives whole, at the cap, both ways.
     @Test(arguments: ["ftp", "sftp"])
-    func aCappedFTPOrSFTPDownloadKeepsToTheCapAndArrivesWhole(scheme: String) async throws {
+    func aCappedFTPOrSFTPTransferKeepsToTheCapAndArrivesWhole(scheme: String) async throws {
         let content = EngineTesting.bytes(1_000_000)
         guard let remote = try DatedRemoteFile(scheme, "capped.bin", content) else { return }
         defer { remote.server.stop() }
@@ -71,6 +72,19 @@ struct RealServerTests {
             let whole = read(file) == content  // compared outside #expect: its diff of 1 MB arrays takes minutes
             #expect(whole)
             #expect(elapsed >= .seconds(2.3), "1 MB at 400 KB/s took \(elapsed)")
+
+            let remotePath = scheme == "ftp" ? "ftp/pub/capped-up.bin" : "sftp/capped-up.bin"
+            let target = scheme == "ftp" ? "ftp://127.0.0.1:\(remote.server.port)/pub/capped-up.bin"
+                                         : "sftp://127.0.0.1:\(remote.server.port)\(remote.server.path(remotePath))"
+            var upload = TransferRequest(url: target, method: .put, body: .file(path: file, contentType: nil))
+            settings(&upload)
+            upload.options.bandwidth = SharedBandwidth(bytesPerSecond: 400_000)
+            let sending = ContinuousClock.now
+            _ = try await engine.perform(upload, progress: TransferProgress())
+            let sent = ContinuousClock.now - sending
+            let arrived = read(remote.server.path(remotePath)) == content
+            #expect(arrived)
+            #expect(sent >= .seconds(2.2), "1 MB sent at 400 KB/s took \(sent)")
         }
     }
 
