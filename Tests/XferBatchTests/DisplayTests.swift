@@ -102,6 +102,28 @@ struct DisplayTests {
         #expect(lines.allSatisfy { DisplayWidth.of($0) < columns }, "\(lines)")
     }
 
+    /// Every line's bar has the same width and starts in the same column: sized by each
+    /// line's own tail, a line with a time left lost its bar on a narrow terminal while the
+    /// next one kept it.
+    @Test func theBarsLineUpWhateverEachLinesTail() throws {
+        let screen = Screen()
+        let board = ProgressBoard()
+        let known = TransferProgress(), unknown = TransferProgress()
+        known.update(done: 1 << 20, expected: 4 << 20)
+        unknown.update(done: 10_000, expected: nil)
+        board.register("known", known, at: .zero)
+        board.register("unknown", unknown, at: .zero)
+        let display = TerminalDisplay(board: board, clock: ContinuousExecutionClock(), width: { 64 }, color: false, write: screen.write)
+        display.handle(.runStarted(jobs: 2, name: nil))
+        display.redraw()
+        let lines = screen.text.withLock { $0 }.split(separator: "\n").filter { $0.contains("known") }
+        #expect(lines.count == 2)
+        let bars = lines.map { line in (line.firstIndex(of: "[").map { line.distance(from: line.startIndex, to: $0) },
+                                        line.firstIndex(of: "]").map { line.distance(from: line.startIndex, to: $0) }) }
+        let first = try #require(bars.first)
+        #expect(first.0 != nil && bars.allSatisfy { $0 == first }, "\(lines)")
+    }
+
     /// A large file's time left reads at a glance: `1h08m`, not `4094s`.
     @Test func theTimeLeftIsShownInHoursAndMinutes() {
         let screen = Screen()

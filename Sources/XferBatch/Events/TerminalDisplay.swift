@@ -67,8 +67,12 @@ public final class TerminalDisplay: EventSink {
             // The names' column: as wide as the longest id shown, within a third of the line.
             let longest = shown.map { DisplayWidth.of($0.id) }.max() ?? 0
             let nameColumns = min(max(Self.nameColumns, longest), max(Self.nameColumns, width / 3))
-            for entry in shown {
-                lines.append(line(for: entry, nameColumns: nameColumns, now: now, width: width, state: &s))
+            let pieces = shown.map { parts(of: $0, now: now, state: &s) }
+            // One bar width for all, so that the bars line up: what the longest tail leaves.
+            let longestTail = pieces.map { DisplayWidth.of($0.tail) }.max() ?? 0
+            let barWidth = max(0, min(30, width - nameColumns - longestTail - 4))
+            for (entry, part) in zip(shown, pieces) {
+                lines.append(line(name: entry.id, part, nameColumns: nameColumns, barWidth: barWidth, width: width))
             }
             if active.count > room { lines.append("… and \(active.count - room) more") }
             let moved = s.tally.bytesDone + snapshot.bytesMoved
@@ -97,10 +101,11 @@ public final class TerminalDisplay: EventSink {
     /// The names' column at the least; wider for longer ids on a wider terminal.
     static let nameColumns = 16
 
-    private func line(for entry: ProgressBoard.Entry, nameColumns: Int, now: Duration, width: Int, state s: inout State) -> String {
+    /// A transfer's fraction done (nil: size unknown) and the text after its bar: sizes,
+    /// speed, time left.
+    private func parts(of entry: ProgressBoard.Entry, now: Duration, state s: inout State) -> (fraction: Double?, tail: String) {
         s.rates[entry.id, default: TransferRate()].record(entry.bytesDone, at: now)
         let rate = s.rates[entry.id]?.bytesPerSecond ?? 0
-        let name = DisplayWidth.fitted(entry.id, columns: nameColumns)
         var sizes = ByteSize.format(entry.bytesDone)
         var eta = ""
         var fraction: Double? = nil
@@ -109,14 +114,18 @@ public final class TerminalDisplay: EventSink {
             fraction = min(1, Double(entry.bytesDone) / Double(total))
             if rate > 0 { eta = "  ETA " + Self.eta(seconds: Int64((Double(total - entry.bytesDone) / rate).rounded())) }
         }
-        let tail = "  \(sizes)  \(ByteSize.format(Int64(rate)))/s\(eta)"
-        let barWidth = max(0, min(30, width - nameColumns - tail.count - 4))
+        return (fraction, "  \(sizes)  \(ByteSize.format(Int64(rate)))/s\(eta)")
+    }
+
+    /// One transfer's line: its name in the names' column, its bar (none under 5 columns),
+    /// then its tail, cut to the terminal's width.
+    private func line(name: String, _ part: (fraction: Double?, tail: String), nameColumns: Int, barWidth: Int, width: Int) -> String {
         var bar = ""
         if barWidth >= 5 {
-            let filled = Int((fraction ?? 0) * Double(barWidth))
-            bar = " [" + String(repeating: "#", count: filled) + String(repeating: fraction == nil ? "?" : "-", count: barWidth - filled) + "]"
+            let filled = Int((part.fraction ?? 0) * Double(barWidth))
+            bar = " [" + String(repeating: "#", count: filled) + String(repeating: part.fraction == nil ? "?" : "-", count: barWidth - filled) + "]"
         }
-        return DisplayWidth.prefix(name + bar + tail, columns: width - 1)
+        return DisplayWidth.prefix(DisplayWidth.fitted(name, columns: nameColumns) + bar + part.tail, columns: width - 1)
     }
 
     /// Time left as people read it: `45s`, `12m05s`, `1h08m` (a large file's `4094s` said
