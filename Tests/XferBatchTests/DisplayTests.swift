@@ -143,7 +143,7 @@ struct DisplayTests {
         #expect([TerminalDisplay.eta(seconds: 45), TerminalDisplay.eta(seconds: 725), TerminalDisplay.eta(seconds: 4094)] == ["45s", "12m05s", "1h08m"])
     }
 
-    /// Data that arrives in bursts (2 MiB each second, as from libcurl's rate limiter) is
+    /// Data that arrives in bursts (2 MiB each second, as from a server that sends in bursts) is
     /// shown at its steady speed: an average of each redraw's instant speed swung from an
     /// eighth of it to three times it (0.25 to 6.2 MiB/s), and the time left with it.
     @Test func aSpeedThatComesInBurstsIsShownSteady() throws {

@@ -2,7 +2,7 @@
 /// samples of a byte count taken at each redraw.
 ///
 /// Why a window and not a running average of each redraw's instant speed: data arrives in
-/// bursts (libcurl's rate limiter lets a burst through, then pauses; servers and TCP do the
+/// bursts (a bandwidth cap lets a chunk through, then pauses; servers and TCP do the
 /// same), and an average that forgot three tenths a redraw swung between 3.5 and 7.2 MiB/s
 /// for a transfer held to 5, with its ETA swinging 5 s to 10 s. Over `window`, the bursts
 /// even out; the speed still follows a real change within a few seconds.
