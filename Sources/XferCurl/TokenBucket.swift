@@ -57,8 +57,9 @@ struct TokenBucket {
     }
 
     /// Nanoseconds from `now` until the budget is above zero again; 0 when it is already.
+    /// A `now` before the last take (read earlier on the same thread) counts as no time.
     func nanosUntilReady(at now: UInt64) -> UInt64 {
-        let elapsed = Double(now &- updated) / 1e9
+        let elapsed = now > updated ? Double(now - updated) / 1e9 : 0
         let due = tokens + elapsed * Double(rate)
         guard due <= 0 else { return 0 }
         return UInt64((-due / Double(rate) * 1e9).rounded(.up)) + 1

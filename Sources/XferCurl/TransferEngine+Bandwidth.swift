@@ -12,7 +12,6 @@ extension TransferEngine {
     /// by the time they were held. A refused un-pause fails the transfer (at its next
     /// progress call, which libcurl makes at least once a second).
     func releaseHeld(in active: [UInt64: EasyTransfer]) -> Int32? {
-        let now = TokenBucket.now()
         var held: [(since: UInt64, transfer: EasyTransfer)] = []
         for transfer in active.values {
             if let since = transfer.gate?.heldSince { held.append((since, transfer)) }
@@ -21,6 +20,8 @@ extension TransferEngine {
         var wait: UInt64?
         for (_, transfer) in held.sorted(by: { $0.since < $1.since }) {
             guard let gate = transfer.gate, let handle = transfer.handle else { continue }
+            // Read for each: the transfers released before this one took from the budget.
+            let now = TokenBucket.now()
             let due = gate.nanosUntilReady(at: now)
             if due > 0 {
                 wait = min(wait ?? due, due)
@@ -33,7 +34,7 @@ extension TransferEngine {
                                                       message: "cannot go on after a pause for the bandwidth cap: \(transfer.errorText(code))")
             }
             if gate.heldSince != nil {  // held again by the chunk libcurl handed over
-                let again = gate.nanosUntilReady(at: now)
+                let again = gate.nanosUntilReady(at: TokenBucket.now())
                 wait = min(wait ?? again, again)
             }
         }

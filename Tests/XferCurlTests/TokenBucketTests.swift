@@ -41,6 +41,15 @@ struct TokenBucketTests {
         #expect(!tooEarly && inTime)
     }
 
+    /// A time read before the last take (the loop reads the clock, then a callback takes
+    /// with a later reading) counts as no time: it wrapped around to "ready now".
+    @Test func aTimeBeforeTheLastTakeCountsAsNoTime() {
+        var bucket = TokenBucket(rate: 1_000_000, at: 0)
+        _ = bucket.take(100_000, at: Self.second)
+        #expect(bucket.nanosUntilReady(at: Self.second - 1000) == bucket.nanosUntilReady(at: Self.second))
+        #expect(bucket.nanosUntilReady(at: Self.second) > 0)
+    }
+
     /// What goes through over a span is at most the rate times the span, plus the
     /// capacity and one chunk: 64 KiB chunks offered as fast as the budget allows.
     @Test func overAnySpanTheRateHolds() {
