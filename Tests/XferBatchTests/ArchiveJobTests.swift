@@ -255,6 +255,35 @@ struct ArchiveJobTests {
         #expect(await t.run(named).job("p")?.lifecycle.reason == "not-a-file: \(message)")
     }
 
+    /// Symbolic links in a folder input: one to a file is packed as that file, one leading
+    /// nowhere and one to a folder inside the walked one are passed over (the latter's files
+    /// are packed under their own names), and one to a folder outside fails the job, named,
+    /// in `plan` too, until that folder is an input too. Before, its files were left out
+    /// without a word.
+    @Test func aLinkToAFolderOutsideTheInputFailsTheJobAndOtherLinksPackAsFiles() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let data = t.folder.path + "/data", elsewhere = t.folder.path + "/elsewhere"
+        for folder in [data + "/releases/7", elsewhere] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        try Data("a".utf8).write(to: URL(fileURLWithPath: data + "/a.txt"))
+        try Data("r".utf8).write(to: URL(fileURLWithPath: data + "/releases/7/r.txt"))
+        try Data("e".utf8).write(to: URL(fileURLWithPath: elsewhere + "/e.txt"))
+        #expect(symlink("a.txt", data + "/link-to-a") == 0)
+        #expect(symlink("missing.txt", data + "/dangling") == 0)
+        #expect(symlink("releases/7", data + "/current") == 0)
+        #expect(symlink("../elsewhere", data + "/outside") == 0)
+        let plan = try t.plan(jobs: #"{"id": "z", "archive": {"from": ["data"], "to": "data.tar"}}"#)
+        let message = "\(data)/outside is a symbolic link to the folder \(elsewhere), outside \(data), and its files would be left out; "
+            + "name that folder as an input too, or put the folder itself in the link's place"
+        #expect(RunForecast(plan: plan, store: InMemoryCheckpointStore()).actions == [.fails(reason: message)])
+        #expect(await t.run(plan).job("z")?.lifecycle.reason == "link-outside: " + message)
+        let both = try t.plan(jobs: #"{"id": "z", "archive": {"from": ["data", "elsewhere"], "to": "data.tar"}}"#)
+        #expect(await t.run(both).state("z") == .succeeded)
+        #expect(try Self.tarNames(t.folder.path + "/data.tar") == ["data/a.txt", "data/link-to-a", "data/releases/7/r.txt", "elsewhere/e.txt"])
+    }
+
     /// Two downloads (a.txt, b.txt) packed into z.tar by an archive job that removes them.
     static func packing(_ t: E) throws -> Plan {
         t.transport.script("https://x.org/a", [.body(Array("aa".utf8))])

@@ -34,7 +34,7 @@ public struct PackedSources: Sendable {
             let settled = job.inputs.allSatisfy { input in
                 switch input {
                 case .path(let pattern):
-                    guard let files = try? ArchiveInputs.files(of: pattern, excluding: a.to, skipping: plan.runFolders) else { return false }
+                    guard let files = try? ArchiveInputs.files(of: pattern, excluding: a.to, skipping: plan.runFolders, besides: job.packedPaths) else { return false }
                     return files.allSatisfy { FileStamp.of($0) == nil }
                 case .job(let id, let path):
                     guard let index = indexByID[id] else { return false }

@@ -7,14 +7,24 @@ import XferCurl
 /// run's state folders.
 ///
 /// What is there but cannot be packed fails the job instead of being left out of the
-/// archive without a word: a folder that cannot be read (`tar` exits 2 on one), and a name
+/// archive without a word: a folder that cannot be read (`tar` exits 2 on one), a name
 /// the file system holds in bytes that are not UTF-8 (`caf\xE9.txt` from a Latin-1
-/// system), which Foundation hands over with U+FFFD in their place, a path nothing can open.
+/// system), which Foundation hands over with U+FFFD in their place, a path nothing can open,
+/// and a symbolic link to a folder outside the one walked (see `linkedFolderOutside`).
+///
+/// Symbolic links: one to a file is packed as that file's content, under the link's name
+/// (what is packed is content, as `zip` does by default); one leading nowhere has none and
+/// is passed over, like a socket.
 enum ArchiveInputs {
-    static func files(of input: String, excluding own: String?, skipping runFolders: [String]) throws(JobFailure) -> [String] {
-        if Glob.isPattern(input) { return try expand(input, skipping: runFolders).filter { $0 != own } }
+    /// `besides`: the paths the same job packs (`PlannedJob.packedPaths`); a symbolic link
+    /// into one of them loses nothing.
+    static func files(of input: String, excluding own: String?, skipping runFolders: [String],
+                      besides packed: [String] = []) throws(JobFailure) -> [String] {
+        if Glob.isPattern(input) { return try expand(input, skipping: runFolders, besides: packed).filter { $0 != own } }
         var info = stat()
-        if stat(input, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return try expand(input + "/**", skipping: runFolders).filter { $0 != own } }
+        if stat(input, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            return try expand(input + "/**", skipping: runFolders, besides: packed).filter { $0 != own }
+        }
         return [input]
     }
 
@@ -32,10 +42,10 @@ enum ArchiveInputs {
 
     /// What a run would meet walking `input`, for `plan`: nil when every file can be packed
     /// (or the input is a job's output, or a single path).
-    static func problem(walking input: JobInput, own: String, skipping runFolders: [String]) -> JobFailure? {
+    static func problem(walking input: JobInput, own: String, skipping runFolders: [String], besides packed: [String]) -> JobFailure? {
         guard case .path(let pattern) = input else { return nil }
         do {
-            _ = try files(of: pattern, excluding: own, skipping: runFolders)
+            _ = try files(of: pattern, excluding: own, skipping: runFolders, besides: packed)
             return nil
         } catch {
             return error
@@ -43,7 +53,7 @@ enum ArchiveInputs {
     }
 
     /// Files under the pattern's fixed leading folder that match it, outside `runFolders`.
-    static func expand(_ pattern: String, skipping runFolders: [String]) throws(JobFailure) -> [String] {
+    static func expand(_ pattern: String, skipping runFolders: [String], besides packed: [String] = []) throws(JobFailure) -> [String] {
         let fixed = Glob.fixedFolder(of: pattern)
         if runFolders.contains(where: { PathText.isWithin(fixed, folder: $0) }) { return [] }
         let glob = Glob(pattern)
@@ -62,7 +72,7 @@ enum ArchiveInputs {
             var info = stat()
             guard stat(full, &info) == 0 else {
                 if relative.contains("\u{FFFD}"), glob.matches(full) { throw nonUTF8(full) }
-                continue
+                continue  // a symbolic link leading nowhere (or a file removed meanwhile)
             }
             if info.st_mode & S_IFMT == S_IFDIR {
                 // A folder the pattern cannot reach inside (`big*.bin` and an extraction's
@@ -72,6 +82,7 @@ enum ArchiveInputs {
                     walker.skipDescendants()
                     continue
                 }
+                if let failure = linkedFolderOutside(full, walking: [fixed] + packed) { throw failure }
                 try checkReadable(full)
             }
             if info.st_mode & S_IFMT == S_IFREG,
@@ -92,6 +103,27 @@ enum ArchiveInputs {
         let type = info.st_mode & S_IFMT
         guard type != S_IFREG, type != S_IFDIR else { return nil }
         return "\(path) is \(DestinationCheck.kind(info.st_mode)), not a file; only files are packed"
+    }
+
+    /// Why a folder met on the walk cannot be packed: it is a symbolic link (which the walk
+    /// does not follow, as a link to a folder above it would never end) to a folder outside
+    /// the ones the job packs (`packed`, the walked one first), whose files would be left out
+    /// of the archive without a word. nil for a real folder, and for a link into a packed
+    /// folder: its files are packed under their own names (`current -> releases/7` beside
+    /// `releases/`).
+    private static func linkedFolderOutside(_ path: String, walking packed: [String]) -> JobFailure? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK,
+              let target = realpath(path, nil) else { return nil }
+        defer { free(target) }
+        let resolved = String(cString: target)
+        for folder in packed {
+            let real = realpath(folder, nil).map { p in defer { free(p) }; return String(cString: p) } ?? folder
+            if PathText.isWithin(resolved, folder: real) { return nil }
+        }
+        return JobFailure(kind: .permanent, code: "link-outside",
+                          message: "\(path) is a symbolic link to the folder \(resolved), outside \(packed[0]), and its files would be left out; "
+                              + "name that folder as an input too, or put the folder itself in the link's place")
     }
 
     /// A folder the walk cannot list, which it would pass over in silence.

@@ -89,7 +89,7 @@ struct ArchiveRunner {
                 files.append(path)
             case .path(let pattern):
                 if let problem = ArchiveInputs.unpackable(input) { throw DestinationCheck.failure(problem) }
-                let matches = try ArchiveInputs.files(of: pattern, excluding: own, skipping: runFolders)
+                let matches = try ArchiveInputs.files(of: pattern, excluding: own, skipping: runFolders, besides: job.packedPaths)
                 if let missing = ArchiveInputs.missing(pattern) {
                     throw JobFailure(kind: .permanent, code: "missing-input", message: missing)
                 }

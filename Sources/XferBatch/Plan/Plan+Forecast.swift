@@ -117,7 +117,7 @@ public struct RunForecast: Sendable {
                     actions.append(.fails(reason: problem))
                 } else if let special = job.inputs.lazy.compactMap(ArchiveInputs.unpackable).first {
                     actions.append(.fails(reason: special))
-                } else if let problem = job.inputs.lazy.compactMap({ ArchiveInputs.problem(walking: $0, own: a.to, skipping: plan.runFolders) }).first {
+                } else if let problem = job.inputs.lazy.compactMap({ ArchiveInputs.problem(walking: $0, own: a.to, skipping: plan.runFolders, besides: job.packedPaths) }).first {
                     actions.append(.fails(reason: problem.message))
                 } else if let missing = job.inputs.lazy.compactMap({ input -> String? in
                     guard case .path(let path) = input, !produced.mayProduce(path) else { return nil }

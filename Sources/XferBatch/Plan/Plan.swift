@@ -64,6 +64,11 @@ public struct PlannedJob: Sendable {
     var transferStorage: SharedBox<EffectiveTransfer>?
     /// Inputs of an archive or extract job, resolved.
     public var inputs: [JobInput]
+    /// The paths (not globs) among an archive job's inputs: a symbolic link met walking one
+    /// that leads into another loses nothing (see `ArchiveInputs`).
+    var packedPaths: [String] {
+        inputs.compactMap { if case .path(let p) = $0, !Glob.isPattern(p) { p } else { nil } }
+    }
     /// Things the user should know before running (no checksum, TLS off, unset secret...).
     public var warnings: [String]
 

@@ -26,7 +26,8 @@ extension RunForecast {
                         }
                     case .path(let pattern):
                         let own: String? = if case .archive(let a) = plan.jobs[j].action { a.to } else { nil }
-                        let sizes = ((try? ArchiveInputs.files(of: pattern, excluding: own, skipping: plan.runFolders)) ?? []).compactMap(DownloadStart.size(of:))
+                        let files = try? ArchiveInputs.files(of: pattern, excluding: own, skipping: plan.runFolders, besides: plan.jobs[j].packedPaths)
+                        let sizes = (files ?? []).compactMap(DownloadStart.size(of:))
                         estimate.bytes += sizes.reduce(0, +)
                         if sizes.isEmpty { estimate.unknown += 1 }
                     }
