@@ -163,6 +163,26 @@ struct ConcurrencyTests {
         }
     }
 
+    /// A transfer cancelled while paused for its cap gives back a handle as new: the next
+    /// transfer on it, with no cap, is neither paused nor handed the kept chunk.
+    @Test func aTransferCancelledWhilePausedForItsCapLeavesItsHandleAsNew() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("capped", EngineTesting.bytes(1_000_000, seed: 1))
+            t.server.addFile("next", EngineTesting.bytes(300_000, seed: 2))
+            let engine = t.engine, url = t.url("/files/capped"), progress = TransferProgress()
+            let cap = SharedBandwidth(bytesPerSecond: 1000)  // a 16 KiB budget, then a chunk every 16 s
+            let capped = Task { try await engine.perform(TransferRequest(url: url, options: .init(bandwidth: cap)), progress: progress) }
+            for _ in 0..<500 where progress.bytesDone == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(progress.bytesDone > 0 && progress.bytesDone < 100_000, "under way, then paused: \(progress.bytesDone)")
+            capped.cancel()
+            #expect((await capped.result.failure as? TransferError)?.kind == .cancelled)
+            let next = try await t.download("/files/next")
+            #expect((try? next.result.get())?.status == 200)
+            let whole = next.bytes == EngineTesting.bytes(300_000, seed: 2)
+            #expect(whole)
+        }
+    }
+
     @Test func aTaskCancelledBeforeItsTransferStartsNeverRuns() async throws {
         try await EngineTesting.with { t in
             t.server.addFile("never", [1])
