@@ -10,7 +10,7 @@ import XferCurl
 /// archive without a word: a folder that cannot be read (`tar` exits 2 on one), a name
 /// the file system holds in bytes that are not UTF-8 (`caf\xE9.txt` from a Latin-1
 /// system), which Foundation hands over with U+FFFD in their place, a path nothing can open,
-/// and a symbolic link to a folder outside the one walked (see `linkedFolderOutside`).
+/// and a symbolic link to a folder outside the job's inputs (see `linkedFolderOutside`).
 ///
 /// Symbolic links: one to a file is packed as that file's content, under the link's name
 /// (what is packed is content, as `zip` does by default); one leading nowhere has none and
