@@ -40,19 +40,23 @@ struct FixtureConnection {
                     body.append(buffer)
                 case .end:
                     guard let request = head else { return }
-                    let writer = ResponseWriter(outbound: outbound, isHead: request.method == .HEAD)
                     let start = ContinuousClock.now
                     state.contents.withLock { c in
                         c.inFlight += 1
                         c.maxInFlight = max(c.maxInFlight, c.inFlight)
                     }
-                    defer {
+                    let state = self.state
+                    let finished = {
                         let end = ContinuousClock.now
                         state.contents.withLock { c in
                             c.inFlight -= 1
                             c.intervals.append(start...end)
                         }
                     }
+                    // Ends when the client can see the whole response (see `ResponseWriter`),
+                    // or here, for one cut off or never completed.
+                    let writer = ResponseWriter(outbound: outbound, isHead: request.method == .HEAD, willComplete: finished)
+                    defer { if !writer.completed { finished() } }
                     let keepOpen = try await respond(to: request, body: body, connection: id, writer: writer)
                     if !keepOpen || !request.isKeepAlive { return }
                     head = nil
