@@ -24,6 +24,13 @@ struct ManifestRulesTests {
         #expect(lines.first?.contains("unsupported manifest version 2") == true)
     }
 
+    @Test func aBandwidthIsARateAboveZero() {
+        #expect(M.problems(#"{"version": 1, "limits": {"bandwidth": "8MBps"}, "jobs": []}"#)
+            .contains("m.json:1:40: limits.bandwidth: \"8MBps\" is not a rate; write a size per second, e.g. \"50MiB/s\""))
+        #expect(M.problems(#"{"version": 1, "limits": {"bandwidth": "0MB/s"}, "jobs": []}"#)
+            .contains("m.json:1:40: limits.bandwidth: \"0MB/s\" would let nothing through; leave bandwidth out for no cap"))
+    }
+
     @Test func jobsMustBeANonEmptyArray() {
         #expect(M.problems(#"{"version": 1, "jobs": {"id": "a"}}"#).contains { $0.contains("jobs: expected an array of jobs, found an object") })
         #expect(M.problems(#"{"version": 1, "jobs": []}"#).contains { $0.contains("jobs: there are no jobs") })

@@ -37,8 +37,12 @@ extension ManifestDecoder {
         if let p = field(m, "perHost", { int($0, in: 1...10_000) }) { limits.perHost = p }
         limits.bandwidth = field(m, "bandwidth") { node -> Int64? in
             guard let text = string(node) else { return nil }
-            guard let rate = ByteSize.parseRate(text), rate > 0 else {
+            guard let rate = ByteSize.parseRate(text) else {
                 report("\"\(text)\" is not a rate; write a size per second, e.g. \"50MiB/s\"", at: node.offset)
+                return nil
+            }
+            guard rate > 0 else {
+                report("\"\(text)\" would let nothing through; leave bandwidth out for no cap", at: node.offset)
                 return nil
             }
             return rate
