@@ -67,8 +67,12 @@ struct StateOptions: ParsableArguments {
                 StandardStreams.writeError("xferbatch: \(folder) is \(held); waiting \(limit)\n")
             }
         } catch let held as RunLock.Held {
-            let hint = canWait && wait == .no ? " (use --wait-lock to wait for it)" : ""
-            StandardStreams.writeError("xferbatch: \(folder) is \(held)\(hint)\n")
+            let message = switch wait {
+            case .no: "\(folder) is \(held)" + (canWait ? " (use --wait-lock to wait for it)" : "")
+            case .upTo(let d): "\(folder) is still \(held), after waiting \(DurationText.format(d))"
+            case .indefinitely: "\(folder) is \(held)"
+            }
+            StandardStreams.writeError("xferbatch: \(message)\n")
             throw ExitCode(ExitStatus.locked.rawValue)
         } catch {
             StandardStreams.writeError("xferbatch: \(error)\n")
