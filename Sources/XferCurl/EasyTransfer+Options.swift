@@ -66,11 +66,8 @@ extension EasyTransfer {
         // pages it fills, so the memory is virtual until a large body uses it, and the next
         // transfer reuses those pages (`ReceiveBufferMemory`).
         //
-        // Not under a bandwidth cap: each chunk is taken whole from the cap's budget (see
-        // `TokenBucket`), and libcurl holds one while the transfer is paused for it, so the
-        // chunk stays at libcurl's default 16 KiB (curl's tool keeps it too).
-        let limited = gate != nil
-        try set(easy, CURLOPT_BUFFERSIZE, limited ? Self.rateLimitedBufferSize : Self.receiveBufferSize)
+        // Under a bandwidth cap, a chunk is sized to the cap (`bufferSize(underCap:)`).
+        try set(easy, CURLOPT_BUFFERSIZE, gate.map { Self.bufferSize(underCap: $0.cap.bytesPerSecond) } ?? Self.receiveBufferSize)
         try set(easy, CURLOPT_NOPROGRESS, 0)
         try check(xb_easy_setopt_xferinfo_function(easy, EasyTransfer.progressCallback), "CURLOPT_XFERINFOFUNCTION")
         try check(xb_easy_setopt_closesocket_function(easy, EasyTransfer.closeSocketCallback), "CURLOPT_CLOSESOCKETFUNCTION")

@@ -14,8 +14,18 @@ import Glibc
 final class EasyTransfer: @unchecked Sendable {
     /// libcurl's receive buffer per transfer, in bytes (see `configure`).
     static let receiveBufferSize = 512 * 1024
-    /// The receive buffer of a transfer with a rate limit: libcurl's default (see `configure`).
+    /// The smallest receive buffer of a transfer under a bandwidth cap: libcurl's default.
     static let rateLimitedBufferSize = 16 * 1024
+
+    /// The receive buffer under a cap of `rate` bytes per second: a fiftieth of a second's
+    /// worth, between `rateLimitedBufferSize` and `receiveBufferSize`. Each chunk is taken
+    /// whole from the cap's budget, which holds a twentieth (`TokenBucket`), and libcurl
+    /// keeps one while the transfer is paused. Fixed at 16 KiB, a transfer under 50 MB/s
+    /// was paused and released 3,000 times a second: 0.9 s of CPU for 256 MB, against
+    /// 0.5 s uncapped.
+    static func bufferSize(underCap rate: Int64) -> Int {
+        Int(min(Int64(receiveBufferSize), max(Int64(rateLimitedBufferSize), rate / 50)))
+    }
 
     let id: UInt64
     let request: TransferRequest

@@ -62,6 +62,16 @@ struct TokenBucketTests {
         #expect(taken >= 5_000_000 - 65_536, "and the cap is used: \(taken)")
     }
 
+    /// A capped transfer's chunk (its receive buffer) is a fiftieth of a second's worth,
+    /// within libcurl's 16 KiB default and the 512 KiB of an uncapped transfer: fewer pauses
+    /// at a high cap, and never more than the budget holds.
+    @Test func aCappedTransfersChunkIsAFiftiethOfASecondWithinBounds() {
+        #expect(EasyTransfer.bufferSize(underCap: 1000) == 16_384)
+        #expect(EasyTransfer.bufferSize(underCap: 8_000_000) == 160_000)
+        #expect(EasyTransfer.bufferSize(underCap: 100_000_000) == 524_288)
+        #expect(EasyTransfer.bufferSize(underCap: 8_000_000) < TokenBucket(rate: 8_000_000, at: 0).capacity)
+    }
+
     /// A read is sized by what the file gives, so it is charged after it went through.
     @Test func aReadIsChargedAfterItWentThrough() {
         var bucket = TokenBucket(rate: 1_000_000, at: 0)
