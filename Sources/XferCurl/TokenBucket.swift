@@ -35,7 +35,7 @@ struct TokenBucket {
         self.updated = now
     }
 
-    /// The smallest budget, in bytes: one receive buffer of a limited transfer.
+    /// The smallest budget, in bytes: the smallest chunk of a capped transfer.
     static let leastCapacity: Int64 = 16 * 1024
 
     /// Takes `bytes` if the budget is above zero (true), else takes nothing (false).
