@@ -28,10 +28,10 @@ extension TransferEngine {
                 continue
             }
             gate.release()
-            let code = curl_easy_pause(handle, XB_CURLPAUSE_CONT)
-            if code != CURLE_OK, transfer.localFailure == nil {
-                transfer.localFailure = TransferError(kind: TransferError.kind(of: code, ftpReply: 0), code: TransferError.name(of: code),
-                                                      message: "cannot go on after a pause for the bandwidth cap: \(transfer.errorText(code))")
+            do {
+                try transfer.check(curl_easy_pause(handle, XB_CURLPAUSE_CONT), "cannot go on after a pause for the bandwidth cap")
+            } catch {
+                transfer.localFailure = transfer.localFailure ?? error
             }
             if gate.heldSince != nil {  // held again by the chunk libcurl handed over
                 let again = gate.nanosUntilReady(at: TokenBucket.now())

@@ -73,16 +73,14 @@ struct RealServerTests {
             #expect(whole)
             #expect(elapsed >= .seconds(2.3), "1 MB at 400 KB/s took \(elapsed)")
 
-            let remotePath = scheme == "ftp" ? "ftp/pub/capped-up.bin" : "sftp/capped-up.bin"
-            let target = scheme == "ftp" ? "ftp://127.0.0.1:\(remote.server.port)/pub/capped-up.bin"
-                                         : "sftp://127.0.0.1:\(remote.server.port)\(remote.server.path(remotePath))"
-            var upload = TransferRequest(url: target, method: .put, body: .file(path: file, contentType: nil))
+            let target = DatedRemoteFile.location(of: "capped-up.bin", scheme: scheme, on: remote.server)
+            var upload = TransferRequest(url: target.url, method: .put, body: .file(path: file, contentType: nil))
             settings(&upload)
             upload.options.bandwidth = SharedBandwidth(bytesPerSecond: 400_000)
             let sending = ContinuousClock.now
             _ = try await engine.perform(upload, progress: TransferProgress())
             let sent = ContinuousClock.now - sending
-            let arrived = read(remote.server.path(remotePath)) == content
+            let arrived = read(target.path) == content
             #expect(arrived)
             #expect(sent >= .seconds(2.2), "1 MB sent at 400 KB/s took \(sent)")
         }
@@ -589,13 +587,20 @@ struct DatedRemoteFile {
     /// nil when the server's package is not installed.
     init?(_ scheme: String, _ name: String, _ content: [UInt8]) throws {
         guard let server = try scheme == "ftp" ? RealServer.vsftpd() : RealServer.sshd() else { return nil }
-        let remote = (scheme == "ftp" ? "ftp/pub/" : "sftp/") + name
-        try server.write(remote, content)
+        let remote = Self.location(of: name, scheme: scheme, on: server)
+        try server.write(remote.relative, content)
         self.server = server
-        path = server.path(remote)
-        url = scheme == "ftp" ? "ftp://127.0.0.1:\(server.port)/pub/\(name)" : "sftp://127.0.0.1:\(server.port)\(path)"
+        (path, url) = (remote.path, remote.url)
         let seconds = timeval(tv_sec: 1_600_000_000, tv_usec: 0)
         #expect(utimes(path, [seconds, seconds]) == 0)
+    }
+
+    /// Where a file named `name` lives on the server: relative to its folder (for
+    /// `RealServer.write`), on this machine, and as the URL that reaches it.
+    static func location(of name: String, scheme: String, on server: RealServer) -> (relative: String, path: String, url: String) {
+        let relative = (scheme == "ftp" ? "ftp/pub/" : "sftp/") + name
+        let path = server.path(relative)
+        return (relative, path, scheme == "ftp" ? "ftp://127.0.0.1:\(server.port)/pub/\(name)" : "sftp://127.0.0.1:\(server.port)\(path)")
     }
 
     /// The SSH files a request to sshd needs (ignored by FTP).
