@@ -396,6 +396,25 @@ struct RunCommandTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.path("out/slow.bin")))
     }
 
+    /// Jobs an interrupt finds not started are counted apart from those it stopped, and get
+    /// no log line each: a Ctrl-C in a run of 2,000 jobs printed 1,755 "stopped" lines and
+    /// called every one of them cancelled.
+    @Test func anInterruptCountsTheJobsItFoundNotStartedApartAndDoesNotListThem() async throws {
+        let scratch = try Scratch()
+        let server = try await FixtureServer.start()
+        let (status, stdout, stderr) = try await Self.signalDuringSlowDownloadWithLog(SIGINT, scratch: scratch, server: server, waitingJobs: 3)
+        await server.stop()
+        #expect(status == 130)
+        #expect(stdout.hasPrefix("Interrupted: 0 succeeded, 1 cancelled, 3 not started of 4 jobs"), "\(stdout)")
+        #expect(stderr.contains("stopped  slow: interrupted"), "\(stderr)")
+        #expect(!stderr.contains("after-"), "no line for a job that never started: \(stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("r.json")))) as? [String: Any]
+        let summary = report?["summary"] as? [String: Any]
+        #expect(summary?["cancelled"] as? Int == 1)
+        #expect(summary?["notStarted"] as? Int == 3)
+        #expect(summary?["jobs"] as? Int == 4)
+    }
+
     /// A closed terminal or SSH session sends SIGHUP: the run stops as for SIGTERM, with its
     /// report, and exits 129. Before, SIGHUP's default action ended it on the spot.
     @Test func sighupFromAClosedTerminalStopsTheRunWithItsReportAndExits129() async throws {
@@ -424,10 +443,20 @@ struct RunCommandTests {
     /// flowing, and returns the exit status (or 1000 + the signal that ended the process)
     /// and stdout. `launcher` goes before the binary (e.g. `nohup`).
     static func signalDuringSlowDownload(_ signal: Int32, scratch: Scratch, server: FixtureServer, bytes: Int = 1_000_000,
-                                         launcher: [String] = []) async throws -> (Int32, String) {
+                                         launcher: [String] = [], waitingJobs: Int = 0) async throws -> (Int32, String) {
+        let (status, stdout, _) = try await signalDuringSlowDownloadWithLog(signal, scratch: scratch, server: server, bytes: bytes,
+                                                                             launcher: launcher, waitingJobs: waitingJobs)
+        return (status, stdout)
+    }
+
+    /// `signalDuringSlowDownload`, giving standard error too; `waitingJobs` jobs named
+    /// `after-N` depend on the slow one, so the signal finds them not started.
+    static func signalDuringSlowDownloadWithLog(_ signal: Int32, scratch: Scratch, server: FixtureServer, bytes: Int = 1_000_000,
+                                                launcher: [String] = [], waitingJobs: Int = 0) async throws -> (Int32, String, String) {
         server.addFile("slow.bin", Array(repeating: 7, count: bytes))
         server.script("/files/slow.bin", [.drip(bytesPerSecond: 20_000)])
-        try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "slow", "download": {"url": "\#(server.baseURL)/files/slow.bin", "to": "slow.bin"}}]}"#
+        let waiting = (0..<waitingJobs).map { #", {"id": "after-\#($0)", "dependsOn": ["slow"], "download": {"url": "data:,\#($0)", "to": "after-\#($0).txt"}}"# }
+        try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "slow", "download": {"url": "\#(server.baseURL)/files/slow.bin", "to": "slow.bin"}}\#(waiting.joined())]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
         let command = launcher + [CommandRunner.binary.path, "run", scratch.path("m.json"), "--report", scratch.path("r.json")]
         let program = try RunningProgram(command[0], Array(command.dropFirst()))
@@ -436,16 +465,15 @@ struct RunCommandTests {
         for _ in 0..<500 where server.dripped("slow.bin") < 4_000 { try await Task.sleep(for: .milliseconds(10)) }
         program.signal(signal)
         // On a thread of its own: the wait blocks, and the fixture server needs the pool's.
-        let (ending, stdout): (RunningProgram.Ending, [UInt8]) = await withCheckedContinuation { continuation in
+        let (ending, stdout, stderr): (RunningProgram.Ending, [UInt8], [UInt8]) = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let (ending, stdout, _) = program.finish(within: .seconds(10))
-                continuation.resume(returning: (ending, stdout))
+                continuation.resume(returning: program.finish(within: .seconds(10)))
             }
         }
         let status: Int32 = switch ending {
         case .exited(let code): code
         case .signalled(let signal): 1000 + signal
         }
-        return (status, String(decoding: stdout, as: UTF8.self))
+        return (status, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
     }
 }

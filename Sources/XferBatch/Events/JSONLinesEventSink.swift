@@ -70,15 +70,17 @@ public struct JSONLinesEventSink: EventSink {
                 w.member("event", "job-skipped")
                 w.member("job", id)
                 w.member("reason", reason)
-            case .jobCancelled(let id):
+            case .jobCancelled(let id, let attempts):
                 w.member("event", "job-cancelled")
                 w.member("job", id)
+                w.member("attempts", attempts)
             case .runFinished(let s):
                 w.member("event", "run-finished")
                 w.member("succeeded", s.succeeded)
                 w.member("failed", s.failed)
                 w.member("skipped", s.skipped)
                 w.member("cancelled", s.cancelled)
+                w.member("notStarted", s.notStarted)
                 w.member("upToDate", s.upToDate)
                 w.member("bytes", s.bytes)
                 w.member("interrupted", s.interrupted)

@@ -46,8 +46,9 @@ public struct PlainTextEventSink: EventSink {
             write("\(stamp) FAILED   \(id) after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(Self.clean(reason))\n")
         case .jobSkipped(let id, let reason):
             write("\(stamp) skipped  \(id): \(Self.clean(reason))\n")
-        case .jobCancelled(let id):
-            write("\(stamp) stopped  \(id): interrupted\n")
+        case .jobCancelled(let id, let attempts):
+            // Jobs that never started get no line each: the closing summary counts them.
+            if attempts > 0 { write("\(stamp) stopped  \(id): interrupted\n") }
         case .runFinished:
             break  // the closing summary is printed by the command
         }

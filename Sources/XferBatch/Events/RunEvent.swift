@@ -28,7 +28,10 @@ public enum RunEvent: Sendable {
     case jobUpToDate(id: String, destination: String)
     case jobFailed(id: String, reason: String, attempts: Int)
     case jobSkipped(id: String, reason: String)
-    case jobCancelled(id: String)
+    /// Stopped by an interrupt. `attempts` is 0 for a job the run never started (it was
+    /// waiting for a slot or a dependency), so displays can count those instead of listing
+    /// each one: a Ctrl-C in a run of thousands would otherwise print thousands of lines.
+    case jobCancelled(id: String, attempts: Int)
     case runFinished(RunSummary)
 }
 
@@ -37,7 +40,10 @@ public struct RunSummary: Sendable, Equatable {
     public var succeeded = 0
     public var failed = 0
     public var skipped = 0
+    /// Jobs an interrupt stopped after they had started (mid-attempt or waiting to retry).
     public var cancelled = 0
+    /// Jobs an interrupt stopped before their first attempt.
+    public var notStarted = 0
     public var upToDate = 0
     /// Bytes this run wrote or sent: a resumed download counts only what it fetched, and an
     /// attempt that failed or was interrupted what it wrote or sent before it ended.
@@ -47,7 +53,7 @@ public struct RunSummary: Sendable, Equatable {
 
     public init() {}
 
-    public var total: Int { succeeded + failed + skipped + cancelled + upToDate }
+    public var total: Int { succeeded + failed + skipped + cancelled + notStarted + upToDate }
 }
 
 /// Receives a run's events, in order, from the executor. Must not block for long.

@@ -32,7 +32,7 @@ extension Executor {
         case .skipped(let j):
             events.handle(.jobSkipped(id: plan.jobs[j].id, reason: scheduler.lifecycles[j].reason ?? "skipped"))
         case .cancelled(let j):
-            events.handle(.jobCancelled(id: plan.jobs[j].id))
+            events.handle(.jobCancelled(id: plan.jobs[j].id, attempts: scheduler.lifecycles[j].attempts.count))
         }
     }
 

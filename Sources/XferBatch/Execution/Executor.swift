@@ -132,7 +132,8 @@ public final class Executor: Sendable {
             case .upToDate: summary.upToDate += 1
             case .failed: summary.failed += 1
             case .skipped: summary.skipped += 1
-            default: summary.cancelled += 1
+            default:
+                if lifecycle.attempts.isEmpty { summary.notStarted += 1 } else { summary.cancelled += 1 }
             }
             summary.bytes += scheduler.results[j]?.transferred ?? 0
             jobs.append(RunResult.Job(planned: plan.jobs[j], lifecycle: lifecycle, result: scheduler.results[j]))

@@ -14,6 +14,6 @@ public struct RunResult: Sendable {
     /// 0, 1, or 130/143 when interrupted (decided by the command, which knows the signal).
     public var exitStatus: ExitStatus {
         if summary.interrupted { return .interrupted }
-        return summary.failed + summary.skipped + summary.cancelled > 0 ? .jobsFailed : .success
+        return summary.failed + summary.skipped + summary.cancelled + summary.notStarted > 0 ? .jobsFailed : .success
     }
 }

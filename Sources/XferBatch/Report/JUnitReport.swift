@@ -15,8 +15,8 @@ public struct JUnitReport {
         let s = result.summary
         let seconds = { (d: Duration) -> String in String(Double(DurationText.milliseconds(d)) / 1000) }
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"xferbatch\" tests=\"\(s.total)\" failures=\"\(s.failed)\" skipped=\"\(s.skipped + s.cancelled)\" time=\"\(seconds(s.duration))\">\n"
-        out += "  <testsuite name=\"\(Self.escape(plan.name ?? plan.manifestPath))\" tests=\"\(s.total)\" failures=\"\(s.failed)\" skipped=\"\(s.skipped + s.cancelled)\" time=\"\(seconds(s.duration))\">\n"
+        out += "<testsuites name=\"xferbatch\" tests=\"\(s.total)\" failures=\"\(s.failed)\" skipped=\"\(s.skipped + s.cancelled + s.notStarted)\" time=\"\(seconds(s.duration))\">\n"
+        out += "  <testsuite name=\"\(Self.escape(plan.name ?? plan.manifestPath))\" tests=\"\(s.total)\" failures=\"\(s.failed)\" skipped=\"\(s.skipped + s.cancelled + s.notStarted)\" time=\"\(seconds(s.duration))\">\n"
         for job in result.jobs {
             let lc = job.lifecycle
             let time = lc.attempts.first.flatMap { first in lc.attempts.last?.endedAt.map { $0 - first.startedAt } } ?? .zero

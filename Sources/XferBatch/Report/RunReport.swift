@@ -40,6 +40,7 @@ public struct RunReport {
                 w.member("failed", s.failed)
                 w.member("skipped", s.skipped)
                 w.member("cancelled", s.cancelled)
+                w.member("notStarted", s.notStarted)
                 w.member("bytes", s.bytes)
             }
             Plan.Selection.write(plan.selection, to: &w)

@@ -11,6 +11,7 @@ extension RunResult {
         if s.failed > 0 { parts.append("\(s.failed) failed") }
         if s.skipped > 0 { parts.append("\(s.skipped) skipped") }
         if s.cancelled > 0 { parts.append("\(s.cancelled) cancelled") }
+        if s.notStarted > 0 { parts.append("\(s.notStarted) not started") }
         let seconds = Double(DurationText.milliseconds(s.duration)) / 1000
         var text = "\(s.interrupted ? "Interrupted" : "Done"): \(parts.joined(separator: ", ")) of \(s.total) jobs; "
         text += "\(ByteSize.format(s.bytes)) in \((seconds * 100).rounded() / 100)s\n"
