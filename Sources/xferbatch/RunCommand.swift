@@ -24,7 +24,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var options: ManifestOptions
     @OptionGroup var selection: JobSelection
 
-    @Flag(help: "Stop starting new jobs after the first failure.")
+    @Flag(help: "Stop starting or retrying jobs after the first failure; attempts under way finish.")
     var failFast = false
 
     @OptionGroup var stateOptions: StateOptions

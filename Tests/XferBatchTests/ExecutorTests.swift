@@ -285,6 +285,27 @@ struct ExecutorTests {
         #expect(t.transport.requests.count == 1)
     }
 
+    /// With `--fail-fast`, a job waiting to retry is skipped at once, and so is its host's
+    /// pause. Before, the run sat out the server's `Retry-After` (here 20 s; it can be
+    /// minutes) only to end the job as "interrupted".
+    @Test func failFastSkipsAJobWaitingToRetryInsteadOfSittingOutItsDelay() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        var busy = Self.unavailable
+        busy.retryAfter = .seconds(20)
+        t.transport.script("https://y.org/b", [.failure(busy), .body([1])])
+        t.transport.script("https://x.org/a", [.failure(Self.notFound)])
+        let plan = try t.plan(jobs: E.download("b", "https://y.org/b") + "," + E.download("a", "https://x.org/a"),
+                              limits: #"{"concurrency": 1}"#)
+        let result = await Executor(plan: plan, transport: t.transport, clock: ContinuousExecutionClock(), events: t.events, environment: [:],
+                                    options: .init(failFast: true), random: { 0.5 }).run()
+        #expect(result.state("a") == .failed)
+        #expect(result.state("b") == .skipped)
+        #expect(result.job("b")?.lifecycle.reason == "not retried: --fail-fast after a failed")
+        #expect(result.summary.duration < .seconds(20), "the run ended without sitting out b's Retry-After")
+        #expect(t.transport.requests.count == 2)
+    }
+
     @Test func aRunWhoseProgressCannotBeRecordedStopsStartingJobs() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -15,14 +15,14 @@ struct SharedSchedulerTests {
         let shared: SharedScheduler
         let reported = Mutex<[RunEventKey]>([])
 
-        init(jobs: Int, limits: String, lanes: Int = 1, dependents: Set<Int> = []) throws {
+        init(jobs: Int, limits: String, lanes: Int = 1, dependents: Set<Int> = [], failFast: Bool = false) throws {
             let t = try E()
             defer { t.cleanUp() }
             let list = (0..<jobs).map { i in
                 E.download("j\(i)", "https://x.org/\(i)", extra: dependents.contains(i) ? #", "dependsOn": ["j0"]"# : "")
             }
             let plan = try t.plan(jobs: list.joined(separator: ","), limits: limits)
-            shared = SharedScheduler(RunScheduler(plan: plan, failFast: false), lanes: lanes)
+            shared = SharedScheduler(RunScheduler(plan: plan, failFast: failFast), lanes: lanes)
         }
 
         func settle(lane: Int? = 0, _ change: (inout RunScheduler, Duration) -> [RunScheduler.Effect]) -> SharedScheduler.Work? {
@@ -34,6 +34,12 @@ struct SharedSchedulerTests {
         func succeeded(_ j: Int, lane: Int = 0) -> SharedScheduler.Work? {
             settle(lane: lane) { scheduler, now in
                 scheduler.attemptEnded(j, .success(AttemptResult(bytes: 1, destination: "/d/\(j)", sha256: nil, httpStatus: 200)), at: now, unit: 0)
+            }
+        }
+
+        func failed(_ j: Int, _ kind: JobFailure.Kind, lane: Int = 0) -> SharedScheduler.Work? {
+            settle(lane: lane) { scheduler, now in
+                scheduler.attemptEnded(j, .failure(JobFailure(kind: kind, code: "HTTP 503", message: "unavailable")), at: now, unit: 0)
             }
         }
     }
@@ -100,5 +106,22 @@ struct SharedSchedulerTests {
         #expect(interrupted)
         #expect(scheduler.lifecycles.map(\.state) == [.cancelled, .cancelled])
         #expect(s.reported.withLock { $0 }.filter { $0 == .cancelled(1) }.count == 1, "the waiting job is cancelled once")
+    }
+
+    /// An attempt under way when `--fail-fast` stopped the run, which then fails in a way
+    /// worth retrying, is not retried: it is skipped, with no delay left to wait out.
+    @Test func anAttemptFailingAfterFailFastStoppedTheRunIsSkippedNotRetried() async throws {
+        let s = try Setup(jobs: 3, limits: #"{"concurrency": 2}"#, failFast: true)
+        _ = s.begin()
+        #expect(await s.shared.handedOverWork() == [Self.attempt(0), Self.attempt(1)])
+        #expect(s.failed(0, .permanent) == nil, "the run stops: j2 does not start")
+        #expect(s.failed(1, .transient) == nil, "no retry delay to wait out")
+        #expect(await s.shared.handedOverWork() == [], "the run is over")
+        let (scheduler, interrupted) = s.shared.finish(at: .zero) { _, _ in }
+        #expect(!interrupted)
+        #expect(scheduler.lifecycles.map(\.state) == [.failed, .skipped, .skipped])
+        #expect(scheduler.lifecycles.map(\.reason) == ["HTTP 503: unavailable", "not retried: --fail-fast after j0 failed",
+                                                       "not started: --fail-fast after j0 failed"])
+        #expect(s.reported.withLock { $0 } == [.failed(0), .skipped(2), .skipped(1)])
     }
 }

@@ -15,7 +15,7 @@ import XferCurl
 /// are cancelled (partial files stay), and every job not finished ends `cancelled`.
 public final class Executor: Sendable {
     public struct Options: Sendable {
-        /// Stop starting new jobs after the first failure.
+        /// Stop starting or retrying jobs after the first failure; attempts under way finish.
         public var failFast = false
         /// Where progress is kept between runs (resume, up-to-date); nil: no state.
         public var checkpoints: (any CheckpointStore)?
@@ -159,10 +159,10 @@ public final class Executor: Sendable {
                     scheduler.attemptEnded(j, result, at: now, unit: unit, moved: moved)
                 }
             case .retry(let j, let delay):
-                try? await clock.sleep(for: delay)
+                await shared.wait(delay, on: clock)
                 work = shared.settle(lane: lane, at: clock.now(), report: report) { scheduler, now in scheduler.retryDue(j, at: now) }
             case .holdHost(let h, let wait):
-                try? await clock.sleep(for: wait)
+                await shared.wait(wait, on: clock)
                 work = shared.settle(lane: lane, at: clock.now(), report: report) { scheduler, now in scheduler.hostWaitEnded(h, at: now) }
             }
         }

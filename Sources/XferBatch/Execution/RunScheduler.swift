@@ -44,6 +44,9 @@ struct RunScheduler {
     /// over the network and onto the disk, so the run's total counts them.
     private(set) var failedAttemptBytes: Int64 = 0
     private(set) var stopping = false
+    /// Why the run stopped starting jobs, other than an interrupt (`--fail-fast`, a
+    /// checkpoint that could not be saved): a retry is not waited for after that.
+    private var stopCause: String?
     private(set) var running = 0
     private var unmet: [Int]
     private var ready: ReadyQueue
@@ -113,6 +116,10 @@ struct RunScheduler {
             let delay = policy.delay(afterAttempt: lifecycles[j].attempts.count, retryAfter: failure.retryAfter, unit: unit)
             switch lifecycles[j].attemptFailed(failure, delay: delay, at: now) {
             case .scheduleRetry(let d):
+                if let cause = stopCause {
+                    _ = lifecycles[j].skip(because: "not retried: \(cause)", at: now)
+                    return limited + [.event(.skipped(j))] + release(j, ok: false, at: now)
+                }
                 return limited + [.event(.retrying(j)), .retry(job: j, after: d)] + holdHost(of: j, after: failure, for: d, at: now)
             case .finished(.cancelled):
                 return [.event(.cancelled(j))] + release(j, ok: false, at: now)
@@ -121,11 +128,9 @@ struct RunScheduler {
                 effects += release(j, ok: plan.jobs[j].optional, at: now)
                 effects += giveUpHostIfUnanswered(after: j, failure, moved: moved, at: now)
                 if failure.stopsTheRun && !stopping {
-                    stopping = true
-                    effects += skipAllWaiting(because: "not started: the run stopped when \(plan.jobs[j].id) could not record its progress", at: now)
+                    effects += stop(because: "the run stopped when \(plan.jobs[j].id) could not record its progress", at: now)
                 } else if failFast && !stopping {
-                    stopping = true
-                    effects += skipAllWaiting(because: "not started: --fail-fast after \(plan.jobs[j].id) failed", at: now)
+                    effects += stop(because: "--fail-fast after \(plan.jobs[j].id) failed", at: now)
                 }
                 return effects
             }
@@ -194,7 +199,16 @@ struct RunScheduler {
 
     /// After the last event: anything not final (which would be a bug) is reported skipped.
     mutating func finish(at now: Duration) -> [Effect] {
-        skipAllWaiting(because: "never became ready", at: now)
+        skipAllWaiting(notStarted: "never became ready", notRetried: "never became ready", at: now)
+    }
+
+    /// The run starts no more jobs and retries none: waiting jobs are skipped at once, those
+    /// waiting to retry included (their delay could be a `Retry-After` of minutes, which the
+    /// run would otherwise sit out only to end them). Attempts under way go on.
+    private mutating func stop(because cause: String, at now: Duration) -> [Effect] {
+        stopping = true
+        stopCause = cause
+        return skipAllWaiting(notStarted: "not started: \(cause)", notRetried: "not retried: \(cause)", at: now)
     }
 
     // MARK: Dependencies
@@ -221,11 +235,13 @@ struct RunScheduler {
         return effects
     }
 
-    private mutating func skipAllWaiting(because why: String, at now: Duration) -> [Effect] {
+    /// Skips every job neither finished nor running, giving `notRetried` as the reason for
+    /// those waiting to retry and `notStarted` for the rest.
+    private mutating func skipAllWaiting(notStarted: String, notRetried: String, at now: Duration) -> [Effect] {
         ready.removeAll()
         var effects: [Effect] = []
         for j in plan.jobs.indices where !lifecycles[j].state.isFinal && !lifecycles[j].state.isRunning {
-            if case .waitingToRetry = lifecycles[j].state { continue }  // ends when its delay passes
+            let why = if case .waitingToRetry = lifecycles[j].state { notRetried } else { notStarted }
             if case .finished = lifecycles[j].skip(because: why, at: now) { effects.append(.event(.skipped(j))) }
         }
         return effects

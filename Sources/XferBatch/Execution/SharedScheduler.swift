@@ -41,6 +41,9 @@ final class SharedScheduler: Sendable {
         var live: [Int]
         var handedOver: [Assignment] = []
         var waiter: CheckedContinuation<[Assignment], Never>?
+        /// The sleeps of `wait(_:on:)` under way, by number, to end once the run stops.
+        var waits: [Int: Task<Void, Never>] = [:]
+        var waitsMade = 0
 
         var isOver: Bool { live.allSatisfy { $0 == 0 } }
 
@@ -66,7 +69,7 @@ final class SharedScheduler: Sendable {
     /// A cancelled caller first interrupts the run (once): nothing new starts after that.
     func settle(lane: Int?, at now: Duration, report: Report,
                 _ change: (inout RunScheduler, Duration) -> [RunScheduler.Effect]) -> Work? {
-        let (next, wake) = state.withLock { s -> (Work?, (CheckedContinuation<[Assignment], Never>, [Assignment])?) in
+        let (next, wake, ended) = state.withLock { s -> (Work?, (CheckedContinuation<[Assignment], Never>, [Assignment])?, [Task<Void, Never>]) in
             if Task.isCancelled && !s.interrupted {
                 s.interrupted = true
                 for case .event(let key) in s.scheduler.interrupt(at: now) { report(key, s.scheduler) }
@@ -80,6 +83,9 @@ final class SharedScheduler: Sendable {
                 case .event(let key): report(key, s.scheduler)
                 }
             }
+            // Once nothing starts any more, no wait can lead anywhere: end them.
+            let ended = s.scheduler.stopping ? Array(s.waits.values) : []
+            if s.scheduler.stopping { s.waits.removeAll() }
             var next: Work? = nil
             if let lane {
                 if s.live[lane] <= s.live[s.lightestLane] + 1,
@@ -94,13 +100,33 @@ final class SharedScheduler: Sendable {
                 s.live[to] += 1
                 s.handedOver.append(Assignment(work: work, lane: to))
             }
-            guard let waiter = s.waiter, !s.handedOver.isEmpty || s.isOver else { return (next, nil) }
+            guard let waiter = s.waiter, !s.handedOver.isEmpty || s.isOver else { return (next, nil, ended) }
             s.waiter = nil
             defer { s.handedOver.removeAll() }
-            return (next, (waiter, s.handedOver))
+            return (next, (waiter, s.handedOver), ended)
         }
+        for sleep in ended { sleep.cancel() }
         if let (waiter, assignments) = wake { waiter.resume(returning: assignments) }
         return next
+    }
+
+    /// Sleeps `duration` on `clock` (a retry delay, a held host's pause), or less: until
+    /// the run stops starting jobs, or the calling task is cancelled (an interrupt).
+    ///
+    /// Why: `--fail-fast` stops a run without cancelling its tasks, and a retry waiting out
+    /// a `Retry-After` of minutes would keep the run open that long for nothing. The sleep
+    /// runs in a task of its own so that it alone can be cancelled.
+    func wait(_ duration: Duration, on clock: any ExecutionClock) async {
+        let sleep = Task { _ = try? await clock.sleep(for: duration) }
+        let number: Int? = state.withLock { s in
+            guard !s.scheduler.stopping else { return nil }
+            s.waitsMade += 1
+            s.waits[s.waitsMade] = sleep
+            return s.waitsMade
+        }
+        if number == nil { sleep.cancel() }
+        await withTaskCancellationHandler { await sleep.value } onCancel: { sleep.cancel() }
+        if let number { _ = state.withLock { $0.waits.removeValue(forKey: number) } }
     }
 
     /// Waits for work handed over; empty when the run is over. For the executor's task only.
