@@ -12,14 +12,20 @@ extension JobStatus {
         return counts
     }
 
+    /// Ids up to this many columns wide are padded to the longest, so that what follows
+    /// them lines up; a longer one would push every line out for its sake.
+    static let alignedIdColumns = 32
+
     /// One line per job, then `N done, N partial, N failed, N pending of N jobs`, then
     /// a line about records of jobs no longer in the manifest, if any. `runUnderWay`: who
     /// holds the state folder's lock (`RunLock.holder`), said first, since the states are
     /// then only what that run has recorded so far.
     public static func text(_ rows: [JobStatus], stale: [StaleRecord] = [], runUnderWay: String? = nil) -> String {
         var out = runUnderWay.map { "a run is under way (\($0)); the states below are what it has recorded so far\n" } ?? ""
+        let idColumns = rows.lazy.map { DisplayWidth.of($0.id) }.filter { $0 <= alignedIdColumns }.max() ?? 0
         for row in rows {
             var line = "\(row.state.rawValue.padding(8)) \(row.id)"
+            let start = line.endIndex
             switch row.state {
             case .done:
                 // An upload has no path here, an extraction's folder no SHA-256.
@@ -28,6 +34,9 @@ extension JobStatus {
             case .partial: line += "  \(row.percent.map { "\($0)%" } ?? ByteSize.format(row.bytes))  \(row.path ?? "")"
             case .failed: line += "  \(row.lastError ?? "")"
             case .pending: if let why = row.reason { line += "  (\(why))" }
+            }
+            if line.endIndex > start {
+                line.insert(contentsOf: String(repeating: " ", count: max(0, idColumns - DisplayWidth.of(row.id))), at: start)
             }
             out += line + "\n"
         }
