@@ -228,7 +228,12 @@ struct ExecutorTests {
         #expect(failed.allSatisfy { result.job("d\($0)")?.lifecycle.attempts.count == 2 }, "each failed job had all its attempts")
         let skipped = (0..<10).filter { result.state("d\($0)") == .skipped }
         #expect(skipped.count == 10 - UnansweredHosts.maxJobsInARow)
-        #expect(skipped.allSatisfy { result.job("d\($0)")?.lifecycle.reason?.hasPrefix("not started: down.example answered none of 3 jobs in a row") == true })
+        // "Not retried" for a job whose first attempt came before the host was given up on.
+        #expect(skipped.allSatisfy { i in
+            let lifecycle = result.job("d\(i)")?.lifecycle
+            let said = lifecycle?.attempts.isEmpty == true ? "not started: " : "not retried: "
+            return lifecycle?.reason?.hasPrefix(said + "down.example answered none of 3 jobs in a row") == true
+        })
         let asked = t.transport.requests.filter { $0.url.contains("down.example") }.count
         // Each job may make its first attempt before the first of them runs out of attempts;
         // the second attempts of the 7 skipped ones are never made.
@@ -237,6 +242,27 @@ struct ExecutorTests {
         let givenUp = t.events.events.compactMap { if case .hostGivenUp(let host, _, let code, let jobs) = $0 { "\(host) \(code) \(jobs)" } else { nil } }
         #expect(givenUp == ["down.example CURLE_OPERATION_TIMEDOUT 3"])
         #expect(result.exitStatus == .jobsFailed)
+    }
+
+    /// A job of the given-up host that is waiting to retry is skipped then, not when its
+    /// delay (here 20 s: half of 40 s, the jitter drawn at 0.5) has passed, and says it was tried: "not retried", not "not started".
+    @Test func aHostGivenUpSkipsItsJobsWaitingToRetryAtOnce() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let timeout = TransferError(kind: .transient, code: "CURLE_OPERATION_TIMEDOUT", message: "Connection timed out after 30000 milliseconds")
+        for i in 0..<4 { t.transport.script("https://down.example/\(i)", [.failure(timeout)]) }
+        let once = #", "retry": {"attempts": 1}"#
+        let jobs = [E.download("waits", "https://down.example/3", inner: #", "retry": {"attempts": 2, "initialDelay": "40s", "maxDelay": "40s"}"#)]
+            + (0..<3).map { E.download("d\($0)", "https://down.example/\($0)", inner: once) }
+        let plan = try t.plan(jobs: jobs.joined(separator: ","), limits: #"{"concurrency": 1}"#)
+        let result = await Executor(plan: plan, transport: t.transport, clock: ContinuousExecutionClock(), events: t.events, environment: [:],
+                                    random: { 0.5 }).run()
+        #expect((0..<3).allSatisfy { result.state("d\($0)") == .failed })
+        #expect(result.state("waits") == .skipped)
+        #expect(result.job("waits")?.lifecycle.reason?.hasPrefix("not retried: down.example answered none of 3 jobs in a row") == true,
+                "\(result.job("waits")?.lifecycle.reason ?? "")")
+        #expect(result.summary.duration < .seconds(20), "the run ended without sitting out the retry's delay")
+        #expect(t.transport.requests.count == 4)
     }
 
     @Test func aPermanentFailureSkipsDependentsButNotIndependentWork() async throws {

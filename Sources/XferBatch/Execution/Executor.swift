@@ -159,7 +159,7 @@ public final class Executor: Sendable {
                     scheduler.attemptEnded(j, result, at: now, unit: unit, moved: moved)
                 }
             case .retry(let j, let delay):
-                await shared.wait(delay, on: clock)
+                await shared.wait(delay, on: clock, job: j)
                 work = shared.settle(lane: lane, at: clock.now(), report: report) { scheduler, now in scheduler.retryDue(j, at: now) }
             case .holdHost(let h, let wait):
                 await shared.wait(wait, on: clock)

@@ -248,20 +248,25 @@ struct RunScheduler {
     }
 
     /// After job `j` failed for good: gives its host up when it answered none of
-    /// `UnansweredHosts.maxJobsInARow` jobs in a row, skipping the host's ready jobs.
+    /// `UnansweredHosts.maxJobsInARow` jobs in a row, skipping the host's ready jobs and
+    /// those waiting to retry (at once: their delays would only keep the run open).
     private mutating func giveUpHostIfUnanswered(after j: Int, _ failure: JobFailure, moved: Int64, at now: Duration) -> [Effect] {
         guard let h = ready.host(of: j),
               unanswered.jobFailed(j, host: h, failure, moved: moved, hostName: Self.hostKey(plan.jobs[j]) ?? "local", jobID: plan.jobs[j].id)
         else { return [] }
         var effects: [Effect] = [.event(.hostGivenUp(j))]
         for k in ready.removeAll(ofHost: h) { effects += skipIfHostGivenUp(k, at: now) ?? [] }
+        for k in plan.jobs.indices where ready.host(of: k) == h {
+            if case .waitingToRetry = lifecycles[k].state { effects += skipIfHostGivenUp(k, at: now) ?? [] }
+        }
         return effects
     }
 
     /// Skips job `j` when its host was given up on (and what depends on it, unless `j` is
     /// optional); nil when it was not.
     private mutating func skipIfHostGivenUp(_ j: Int, at now: Duration) -> [Effect]? {
-        guard let h = ready.host(of: j), let why = unanswered.givenUp[h] else { return nil }
+        guard let h = ready.host(of: j), let cause = unanswered.givenUp[h] else { return nil }
+        let why = (lifecycles[j].attempts.isEmpty ? "not started: " : "not retried: ") + cause
         guard case .finished = lifecycles[j].skip(because: why, at: now) else { return [] }
         return [.event(.skipped(j))] + release(j, ok: plan.jobs[j].optional, at: now)
     }

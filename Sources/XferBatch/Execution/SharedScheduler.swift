@@ -41,14 +41,21 @@ final class SharedScheduler: Sendable {
         var live: [Int]
         var handedOver: [Assignment] = []
         var waiter: CheckedContinuation<[Assignment], Never>?
-        /// The sleeps of `wait(_:on:)` under way, by number, to end once the run stops.
-        var waits: [Int: Task<Void, Never>] = [:]
+        /// The sleeps of `wait(_:on:job:)` under way, to end once they cannot lead anywhere.
+        var waits: [WaitKey: Task<Void, Never>] = [:]
         var waitsMade = 0
 
         var isOver: Bool { live.allSatisfy { $0 == 0 } }
 
         /// The lane with the fewest tasks (the first of them on a tie).
         var lightestLane: Int { live.indices.min { live[$0] < live[$1] } ?? 0 }
+    }
+
+    /// A retry's wait is its job's (a job waits for one retry at a time); a held host's
+    /// has a number of its own.
+    private enum WaitKey: Hashable {
+        case retry(job: Int)
+        case hold(Int)
     }
 
     private let state: Mutex<State>
@@ -75,17 +82,23 @@ final class SharedScheduler: Sendable {
                 for case .event(let key) in s.scheduler.interrupt(at: now) { report(key, s.scheduler) }
             }
             var works: [Work] = []
+            var ended: [Task<Void, Never>] = []
             for effect in change(&s.scheduler, now) + s.scheduler.startReady(at: now) {
                 switch effect {
                 case .start(let j, let n): works.append(.attempt(job: j, number: n))
                 case .retry(let j, let delay): works.append(.retry(job: j, after: delay))
                 case .holdHost(let h, let wait): works.append(.holdHost(host: h, after: wait))
-                case .event(let key): report(key, s.scheduler)
+                case .event(let key):
+                    report(key, s.scheduler)
+                    // A job skipped while waiting to retry (its host given up on) has no retry left to wait for.
+                    if case .skipped(let j) = key, let sleep = s.waits.removeValue(forKey: .retry(job: j)) { ended.append(sleep) }
                 }
             }
-            // Once nothing starts any more, no wait can lead anywhere: end them.
-            let ended = s.scheduler.stopping ? Array(s.waits.values) : []
-            if s.scheduler.stopping { s.waits.removeAll() }
+            // Once nothing starts any more, no wait can lead anywhere: end them all.
+            if s.scheduler.stopping && !s.waits.isEmpty {
+                ended += s.waits.values
+                s.waits.removeAll()
+            }
             var next: Work? = nil
             if let lane {
                 if s.live[lane] <= s.live[s.lightestLane] + 1,
@@ -110,23 +123,29 @@ final class SharedScheduler: Sendable {
         return next
     }
 
-    /// Sleeps `duration` on `clock` (a retry delay, a held host's pause), or less: until
-    /// the run stops starting jobs, or the calling task is cancelled (an interrupt).
+    /// Sleeps `duration` on `clock` (job `job`'s retry delay, or with no job a held host's
+    /// pause), or less: until the run stops starting jobs, the job is skipped (its host
+    /// given up on), or the calling task is cancelled (an interrupt).
     ///
     /// Why: `--fail-fast` stops a run without cancelling its tasks, and a retry waiting out
     /// a `Retry-After` of minutes would keep the run open that long for nothing. The sleep
     /// runs in a task of its own so that it alone can be cancelled.
-    func wait(_ duration: Duration, on clock: any ExecutionClock) async {
+    func wait(_ duration: Duration, on clock: any ExecutionClock, job: Int? = nil) async {
         let sleep = Task { _ = try? await clock.sleep(for: duration) }
-        let number: Int? = state.withLock { s in
+        let key: WaitKey? = state.withLock { s in
             guard !s.scheduler.stopping else { return nil }
+            if let job {
+                guard case .waitingToRetry = s.scheduler.lifecycles[job].state else { return nil }
+                s.waits[.retry(job: job)] = sleep
+                return .retry(job: job)
+            }
             s.waitsMade += 1
-            s.waits[s.waitsMade] = sleep
-            return s.waitsMade
+            s.waits[.hold(s.waitsMade)] = sleep
+            return .hold(s.waitsMade)
         }
-        if number == nil { sleep.cancel() }
+        if key == nil { sleep.cancel() }
         await withTaskCancellationHandler { await sleep.value } onCancel: { sleep.cancel() }
-        if let number { _ = state.withLock { $0.waits.removeValue(forKey: number) } }
+        if let key { _ = state.withLock { $0.waits.removeValue(forKey: key) } }
     }
 
     /// Waits for work handed over; empty when the run is over. For the executor's task only.

@@ -24,7 +24,8 @@ struct UnansweredHosts {
     private var answered: [Bool]
     /// Per host, its jobs in a row that failed without one answer from it.
     private var inARow: [Int: Int] = [:]
-    /// Hosts given up on, with the reason their jobs are skipped.
+    /// Hosts given up on, with why (`RunScheduler` says "not started: " or "not retried: "
+    /// before it).
     private(set) var givenUp: [Int: String] = [:]
 
     init(jobs: Int) {
@@ -56,7 +57,7 @@ struct UnansweredHosts {
         let count = inARow[h, default: 0] + 1
         inARow[h] = count
         guard count >= Self.maxJobsInARow else { return false }
-        givenUp[h] = "not started: \(hostName) answered none of \(count) jobs in a row (the last, \(jobID): \(failure))"
+        givenUp[h] = "\(hostName) answered none of \(count) jobs in a row (the last, \(jobID): \(failure))"
         return true
     }
 }
