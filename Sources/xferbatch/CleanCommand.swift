@@ -45,6 +45,7 @@ struct CleanCommand: AsyncParsableCommand {
                 FolderRemoval.remove(folder)
                 deletedFolders += 1
             }
+            for path in outputFiles.union(written.folders) { Self.removeEmptyFolders(above: path, below: plan.outputDirectory) }
         }
         do {
             // Removed while the lock is held, so that no run starts in a folder being deleted.
@@ -63,5 +64,22 @@ struct CleanCommand: AsyncParsableCommand {
         if deletedFolders > 0 { removed.append("\(deletedFolders) extracted folder\(deletedFolders == 1 ? "" : "s")") }
         let last = removed.removeLast()
         StandardStreams.write((removed.isEmpty ? last : removed.joined(separator: ", ") + " and " + last) + "\n")
+    }
+
+    /// Removes the folders holding `path` that are now empty (a run created them for its
+    /// outputs: `"to": "sub/a.txt"`), up to but not including `root`, the output folder.
+    /// `rmdir` removes only an empty folder, so one holding anything else stays.
+    static func removeEmptyFolders(above path: String, below root: String) {
+        var folder = (path.hasSuffix("/") ? String(path.dropLast()) : path).deletingLastPathComponent
+        while folder.hasPrefix(root + "/"), rmdir(folder) == 0 {
+            folder = folder.deletingLastPathComponent
+        }
+    }
+}
+
+private extension String {
+    var deletingLastPathComponent: String {
+        guard let slash = lastIndex(of: "/") else { return "" }
+        return String(self[..<slash])
     }
 }

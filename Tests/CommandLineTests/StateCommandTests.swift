@@ -36,6 +36,21 @@ struct StateCommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder + "/.xferbatch"))
     }
 
+    /// `clean --outputs` removes the folders a run made for its outputs once they are empty,
+    /// and keeps a folder holding anything else, and the output folder itself.
+    @Test func cleanOutputsTakesTheFoldersItsFilesLeftEmptyAndNoOther() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        let manifest = #"{"version": 1, "outputDir": "out", "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "sub/deeper/a.txt"}}, "#
+            + #"{"id": "b", "download": {"url": "data:,b", "to": "shared/b.txt"}}]}"#
+        try manifest.write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        #expect(try await CommandRunner.run(["run", scratch.path("m.json")]).status == 0)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: scratch.path("out/shared/mine.txt")))
+        let clean = try await CommandRunner.run(["clean", scratch.path("m.json"), "--outputs"])
+        #expect(clean.status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")) == ["shared"], "sub/deeper went with a.txt")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out/shared")) == ["mine.txt"])
+    }
+
     /// A manifest whose job `big` (2 MiB, resumable) fails after 300,000 bytes and keeps its
     /// partial, with a second job `small`; the partial's path.
     static func leaveAPartial(_ scratch: RunCommandTests.Scratch, _ server: FixtureServer) async throws -> String {
