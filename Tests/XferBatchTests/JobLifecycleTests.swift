@@ -56,6 +56,26 @@ struct JobLifecycleTests {
         #expect(running.attemptFailed(cancelled, delay: .zero, at: .zero) == .finished(.cancelled))
     }
 
+    /// A job skipped or interrupted while waiting to retry says so, and its last attempt
+    /// shows no delay before a next one, since none followed.
+    @Test(arguments: [true, false])
+    func aJobEndedWhileWaitingToRetryShowsNoDelayBeforeANextAttempt(interrupted: Bool) {
+        var job = JobLifecycle(policy: RetryPolicy())
+        _ = job.dependenciesSatisfied(at: .zero)
+        _ = job.slotGranted(at: .zero)
+        let busy = JobFailure(kind: .transient, code: "HTTP 503", message: "unavailable")
+        #expect(job.attemptFailed(busy, delay: .seconds(2), at: .zero) == .scheduleRetry(after: .seconds(2)))
+        #expect(job.attempts.last?.delayBeforeNext == .seconds(2))
+        if interrupted {
+            #expect(job.interrupt(at: .seconds(1)) == .finished(.cancelled))
+            #expect(job.reason == "interrupted while waiting to retry")
+        } else {
+            #expect(job.skip(because: "not retried: --fail-fast after a failed", at: .seconds(1)) == .finished(.skipped))
+        }
+        #expect(job.attempts.count == 1)
+        #expect(job.attempts.last?.delayBeforeNext == nil)
+    }
+
     @Test(arguments: [(1, 0.5, 500), (2, 0.5, 1000), (3, 0.5, 2000), (10, 0.5, 15000), (1, 0.0, 0)])
     func backoffIsExponentialWithFullJitterUnderTheCap(attempt: Int, unit: Double, milliseconds: Int64) {
         let policy = RetryPolicy(attempts: 20, initialDelay: .seconds(1), maxDelay: .seconds(30))

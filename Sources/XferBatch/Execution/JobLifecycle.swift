@@ -52,6 +52,7 @@ public struct JobLifecycle: Sendable {
     public mutating func skip(because why: String, at now: Duration) -> Action {
         guard !state.isFinal, !state.isRunning else { return .none }
         reason = why
+        forgoRetry()
         transition(to: .skipped, at: now)
         return .finished(.skipped)
     }
@@ -112,12 +113,19 @@ public struct JobLifecycle: Sendable {
     public mutating func interrupt(at now: Duration) -> Action {
         switch state {
         case .pending, .queued, .waitingToRetry:
-            reason = "interrupted before it ran"
+            reason = attempts.isEmpty ? "interrupted before it ran" : "interrupted while waiting to retry"
+            forgoRetry()
             transition(to: .cancelled, at: now)
             return .finished(.cancelled)
         default:
             return .none
         }
+    }
+
+    /// A job waiting to retry ends without the retry: its last attempt's delay was never
+    /// waited out, and the report must not show one.
+    private mutating func forgoRetry() {
+        if case .waitingToRetry = state { attempts[attempts.count - 1].delayBeforeNext = nil }
     }
 
     /// The single place where `state` changes.
