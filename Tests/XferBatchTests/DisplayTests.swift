@@ -239,4 +239,19 @@ struct DisplayTests {
         lines.handle(.jobSucceeded(id: "c", bytes: 10240, duration: .seconds(1), destination: "c"))
         #expect(lines.line(at: .seconds(4)) == "progress 3/4 jobs finished, 1 running, 13 KiB so far, 5 KiB/s", "the speed since the line before")
     }
+
+    /// Failures so far, and jobs waiting out a retry delay (which a "0 running" alone would
+    /// make look like a run that hangs), are counted when there are any.
+    @Test func thePlainProgressLineCountsFailuresAndJobsWaitingToRetry() {
+        let lines = ProgressLines(board: ProgressBoard())
+        let busy = JobFailure(kind: .transient, code: "HTTP 503", message: "unavailable")
+        lines.handle(.runStarted(jobs: 4, name: nil))
+        lines.handle(.jobFailed(id: "a", reason: "HTTP 404", attempts: 1))
+        lines.handle(.jobRetrying(id: "b", attempt: 1, failure: busy, delay: .seconds(30)))
+        lines.handle(.jobRetrying(id: "c", attempt: 1, failure: busy, delay: .seconds(30)))
+        #expect(lines.line(at: .seconds(1)) == "progress 1/4 jobs finished (1 failed), 0 running, 2 waiting to retry, 0 B so far, 0 B/s")
+        lines.handle(.jobStarted(id: "b", attempt: 2, source: "https://x.org/b", destination: "b"))
+        lines.handle(.jobSkipped(id: "c", reason: "not retried: --fail-fast after a failed"))
+        #expect(lines.line(at: .seconds(2)) == "progress 2/4 jobs finished (1 failed), 0 running, 0 B so far, 0 B/s")
+    }
 }

@@ -3,7 +3,9 @@ import Synchronization
 /// A periodic plain progress line for long unattended runs (`--progress-interval`), with
 /// the speed since the line before (a CI log read later shows how the run went):
 ///
-///     [ 30.00s] progress 112/200 jobs finished, 3 running, 1.2 GiB so far, 41 MiB/s
+///     [ 30.00s] progress 112/200 jobs finished (2 failed), 3 running, 1 waiting to retry, 1.2 GiB so far, 41 MiB/s
+///
+/// The failed and waiting counts appear only when not zero.
 public final class ProgressLines: EventSink {
     private let counts = Mutex(RunTally())
     /// Bytes moved at the last line, and when (the run's clock).
@@ -30,7 +32,9 @@ public final class ProgressLines: EventSink {
             last = (moved, now)
         }
         rate.record(moved, at: now)
-        return "progress \(c.finished)/\(c.total) jobs finished, \(active.count) running, \(ByteSize.format(moved)) so far, "
+        let failed = c.failed > 0 ? " (\(c.failed) failed)" : ""
+        let waiting = c.waitingToRetry.isEmpty ? "" : ", \(c.waitingToRetry.count) waiting to retry"
+        return "progress \(c.finished)/\(c.total) jobs finished\(failed), \(active.count) running\(waiting), \(ByteSize.format(moved)) so far, "
             + "\(ByteSize.format(Int64(rate.bytesPerSecond)))/s"
     }
 }

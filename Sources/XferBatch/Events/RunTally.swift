@@ -4,20 +4,30 @@ struct RunTally: Sendable {
     var finished = 0
     var failed = 0
     var bytesDone: Int64 = 0
+    /// Jobs waiting out a retry delay: neither running nor finished, and easily taken for a
+    /// run that hangs when the display says "0 running".
+    private(set) var waitingToRetry: Set<String> = []
 
     mutating func count(_ event: RunEvent) {
         switch event {
         case .runStarted(let jobs, _, _):
             total = jobs
-        case .jobSucceeded(_, let bytes, _, _, _, let resumedFrom):
+        case .jobSucceeded(let id, let bytes, _, _, _, let resumedFrom):
             finished += 1
             bytesDone += bytes - resumedFrom
-        case .jobFailed:
+            waitingToRetry.remove(id)
+        case .jobFailed(let id, _, _):
             finished += 1
             failed += 1
-        case .jobSkipped, .jobCancelled, .jobUpToDate:
+            waitingToRetry.remove(id)
+        case .jobSkipped(let id, _), .jobCancelled(let id, _), .jobUpToDate(let id, _):
             finished += 1
-        case .jobStarted, .jobRetrying, .hostHeld, .hostLimited, .hostGivenUp, .runFinished:
+            waitingToRetry.remove(id)
+        case .jobRetrying(let id, _, _, _):
+            waitingToRetry.insert(id)
+        case .jobStarted(let id, _, _, _, _):
+            waitingToRetry.remove(id)
+        case .hostHeld, .hostLimited, .hostGivenUp, .runFinished:
             break
         }
     }

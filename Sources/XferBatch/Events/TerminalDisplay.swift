@@ -77,7 +77,8 @@ public final class TerminalDisplay: EventSink {
             if active.count > room { lines.append("… and \(active.count - room) more") }
             let moved = s.tally.bytesDone + snapshot.bytesMoved
             s.overallRate.record(moved, at: now)
-            var overall = "\(s.tally.finished)/\(s.tally.total) jobs done, \(s.tally.failed) failed · \(ByteSize.format(moved)) · "
+            let waiting = s.tally.waitingToRetry.isEmpty ? "" : ", \(s.tally.waitingToRetry.count) waiting to retry"
+            var overall = "\(s.tally.finished)/\(s.tally.total) jobs done, \(s.tally.failed) failed\(waiting) · \(ByteSize.format(moved)) · "
                 + "\(ByteSize.format(Int64(s.overallRate.bytesPerSecond)))/s"
             overall = String(overall.prefix(width - 1))
             lines.append(color ? "\u{1B}[1m\(overall)\u{1B}[0m" : overall)
