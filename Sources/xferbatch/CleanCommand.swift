@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import XferArchive
 import XferBatch
 
 struct CleanCommand: AsyncParsableCommand {
@@ -27,26 +26,7 @@ struct CleanCommand: AsyncParsableCommand {
             return
         }
         let lock = try await stateOptions.lock(for: plan)
-        // The plan's own names, plus what the store recorded: names decided at run time, and
-        // partials of jobs edited or removed since.
-        let written = plan.writtenPaths()
-        var partials = Set(written.partials)
-        var outputFiles = Set(written.outputs)
-        for record in try stateOptions.store(for: plan).all() {
-            if let partial = record.partialPath { partials.insert(partial) }
-            if let final = record.finalPath { outputFiles.insert(final) }
-        }
-        let deletedPartials = partials.sorted().filter { unlink($0) == 0 }.count
-        for staging in written.stagingFolders where FileManager.default.fileExists(atPath: staging) { FolderRemoval.remove(staging) }
-        var deletedFiles = 0, deletedFolders = 0
-        if outputs {
-            for path in outputFiles.sorted() where unlink(path) == 0 { deletedFiles += 1 }
-            for folder in written.folders where FileManager.default.fileExists(atPath: folder) {
-                FolderRemoval.remove(folder)
-                deletedFolders += 1
-            }
-            for path in outputFiles.union(written.folders) { Self.removeEmptyFolders(above: path, below: plan.outputDirectory) }
-        }
+        let removed = Cleanup.remove(for: plan, recorded: try stateOptions.store(for: plan).all(), outputs: outputs)
         do {
             // Removed while the lock is held, so that no run starts in a folder being deleted.
             try withExtendedLifetime(lock) { () throws(StateFolder.RemovalError) in try StateFolder(folder).remove() }
@@ -58,28 +38,6 @@ struct CleanCommand: AsyncParsableCommand {
             // The folder that holds every manifest's state goes once the last one is gone.
             rmdir(plan.directory + "/" + Plan.stateFolderName)
         }
-        var removed = ["removed \(folder)"]
-        if deletedPartials > 0 { removed.append("\(deletedPartials) partial file\(deletedPartials == 1 ? "" : "s")") }
-        if outputs { removed.append("\(deletedFiles) output file\(deletedFiles == 1 ? "" : "s")") }
-        if deletedFolders > 0 { removed.append("\(deletedFolders) extracted folder\(deletedFolders == 1 ? "" : "s")") }
-        let last = removed.removeLast()
-        StandardStreams.write((removed.isEmpty ? last : removed.joined(separator: ", ") + " and " + last) + "\n")
-    }
-
-    /// Removes the folders holding `path` that are now empty (a run created them for its
-    /// outputs: `"to": "sub/a.txt"`), up to but not including `root`, the output folder.
-    /// `rmdir` removes only an empty folder, so one holding anything else stays.
-    static func removeEmptyFolders(above path: String, below root: String) {
-        var folder = (path.hasSuffix("/") ? String(path.dropLast()) : path).deletingLastPathComponent
-        while folder.hasPrefix(root + "/"), rmdir(folder) == 0 {
-            folder = folder.deletingLastPathComponent
-        }
-    }
-}
-
-private extension String {
-    var deletingLastPathComponent: String {
-        guard let slash = lastIndex(of: "/") else { return "" }
-        return String(self[..<slash])
+        StandardStreams.write(removed.text(stateFolder: folder) + "\n")
     }
 }
