@@ -124,4 +124,23 @@ struct SharedSchedulerTests {
                                                        "not started: --fail-fast after j0 failed"])
         #expect(s.reported.withLock { $0 } == [.failed(0), .skipped(2), .skipped(1)])
     }
+
+    /// An attempt that fails on its own as the interrupt comes (a refused connection) is
+    /// not retried: it ends cancelled, with no delay to wait out.
+    @Test func anAttemptFailingAsTheInterruptComesEndsCancelledNotRetried() async throws {
+        let s = try Setup(jobs: 1, limits: #"{"concurrency": 1}"#)
+        _ = s.begin()
+        #expect(await s.shared.handedOverWork() == [Self.attempt(0)])
+        let next = await withTaskGroup(of: SharedScheduler.Work?.self) { group in
+            group.cancelAll()
+            group.addTask { s.failed(0, .transient) }
+            return await group.next() ?? nil
+        }
+        #expect(next == nil, "no retry to wait out")
+        let (scheduler, interrupted) = s.shared.finish(at: .zero) { _, _ in }
+        #expect(interrupted)
+        #expect(scheduler.lifecycles[0].state == .cancelled)
+        #expect(scheduler.lifecycles[0].reason == "interrupted while waiting to retry")
+        #expect(s.reported.withLock { $0 } == [.cancelled(0)])
+    }
 }

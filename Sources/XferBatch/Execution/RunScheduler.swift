@@ -116,9 +116,14 @@ struct RunScheduler {
             let delay = policy.delay(afterAttempt: lifecycles[j].attempts.count, retryAfter: failure.retryAfter, unit: unit)
             switch lifecycles[j].attemptFailed(failure, delay: delay, at: now) {
             case .scheduleRetry(let d):
+                // Stopping: no retry is waited for. An interrupt that met the attempt failing
+                // on its own (a refused connection as the signal came) ends it cancelled.
                 if let cause = stopCause {
                     _ = lifecycles[j].skip(because: "not retried: \(cause)", at: now)
                     return limited + [.event(.skipped(j))] + release(j, ok: false, at: now)
+                } else if stopping {
+                    _ = lifecycles[j].interrupt(at: now)
+                    return limited + [.event(.cancelled(j))] + release(j, ok: false, at: now)
                 }
                 return limited + [.event(.retrying(j)), .retry(job: j, after: d)] + holdHost(of: j, after: failure, for: d, at: now)
             case .finished(.cancelled):
