@@ -42,7 +42,7 @@ final class SharedScheduler: Sendable {
         var handedOver: [Assignment] = []
         var waiter: CheckedContinuation<[Assignment], Never>?
         /// The sleeps of `wait(_:on:job:)` under way, to end once they cannot lead anywhere.
-        var waits: [WaitKey: Task<Void, Never>] = [:]
+        var waits: [WaitKey: Alarm] = [:]
         var waitsMade = 0
 
         var isOver: Bool { live.allSatisfy { $0 == 0 } }
@@ -76,13 +76,13 @@ final class SharedScheduler: Sendable {
     /// A cancelled caller first interrupts the run (once): nothing new starts after that.
     func settle(lane: Int?, at now: Duration, report: Report,
                 _ change: (inout RunScheduler, Duration) -> [RunScheduler.Effect]) -> Work? {
-        let (next, wake, ended) = state.withLock { s -> (Work?, (CheckedContinuation<[Assignment], Never>, [Assignment])?, [Task<Void, Never>]) in
+        let (next, wake, ended) = state.withLock { s -> (Work?, (CheckedContinuation<[Assignment], Never>, [Assignment])?, [Alarm]) in
             if Task.isCancelled && !s.interrupted {
                 s.interrupted = true
                 for case .event(let key) in s.scheduler.interrupt(at: now) { report(key, s.scheduler) }
             }
             var works: [Work] = []
-            var ended: [Task<Void, Never>] = []
+            var ended: [Alarm] = []
             for effect in change(&s.scheduler, now) + s.scheduler.startReady(at: now) {
                 switch effect {
                 case .start(let j, let n): works.append(.attempt(job: j, number: n))
@@ -91,7 +91,7 @@ final class SharedScheduler: Sendable {
                 case .event(let key):
                     report(key, s.scheduler)
                     // A job skipped while waiting to retry (its host given up on) has no retry left to wait for.
-                    if case .skipped(let j) = key, let sleep = s.waits.removeValue(forKey: .retry(job: j)) { ended.append(sleep) }
+                    if case .skipped(let j) = key, let alarm = s.waits.removeValue(forKey: .retry(job: j)) { ended.append(alarm) }
                 }
             }
             // Once nothing starts any more, no wait can lead anywhere: end them all.
@@ -118,7 +118,7 @@ final class SharedScheduler: Sendable {
             defer { s.handedOver.removeAll() }
             return (next, (waiter, s.handedOver), ended)
         }
-        for sleep in ended { sleep.cancel() }
+        for alarm in ended { alarm.ring() }
         if let (waiter, assignments) = wake { waiter.resume(returning: assignments) }
         return next
     }
@@ -128,24 +128,30 @@ final class SharedScheduler: Sendable {
     /// given up on), or the calling task is cancelled (an interrupt).
     ///
     /// Why: `--fail-fast` stops a run without cancelling its tasks, and a retry waiting out
-    /// a `Retry-After` of minutes would keep the run open that long for nothing. The sleep
-    /// runs in a task of its own so that it alone can be cancelled.
+    /// a `Retry-After` of minutes would keep the run open that long for nothing. The wait
+    /// is an `Alarm` registered under the lock, so that `settle` can ring it; a wait that
+    /// could lead nowhere already is not begun.
     func wait(_ duration: Duration, on clock: any ExecutionClock, job: Int? = nil) async {
-        let sleep = Task { _ = try? await clock.sleep(for: duration) }
+        let alarm = Alarm()
         let key: WaitKey? = state.withLock { s in
             guard !s.scheduler.stopping else { return nil }
             if let job {
                 guard case .waitingToRetry = s.scheduler.lifecycles[job].state else { return nil }
-                s.waits[.retry(job: job)] = sleep
+                s.waits[.retry(job: job)] = alarm
                 return .retry(job: job)
             }
             s.waitsMade += 1
-            s.waits[.hold(s.waitsMade)] = sleep
+            s.waits[.hold(s.waitsMade)] = alarm
             return .hold(s.waitsMade)
         }
-        if key == nil { sleep.cancel() }
-        await withTaskCancellationHandler { await sleep.value } onCancel: { sleep.cancel() }
-        if let key { _ = state.withLock { $0.waits.removeValue(forKey: key) } }
+        guard let key else { return }
+        let timer = Task {
+            _ = try? await clock.sleep(for: duration)
+            alarm.ring()
+        }
+        await withTaskCancellationHandler { await alarm.wait() } onCancel: { alarm.ring() }
+        timer.cancel()
+        _ = state.withLock { $0.waits.removeValue(forKey: key) }
     }
 
     /// Waits for work handed over; empty when the run is over. For the executor's task only.
