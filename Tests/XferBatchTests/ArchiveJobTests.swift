@@ -284,6 +284,44 @@ struct ArchiveJobTests {
         #expect(try Self.tarNames(t.folder.path + "/data.tar") == ["data/a.txt", "data/link-to-a", "data/releases/7/r.txt", "elsewhere/e.txt"])
     }
 
+    /// A named pipe, a socket and a link to nothing under an input folder have no content
+    /// to pack: the archive is built without them, and the result names each.
+    @Test func pathsWithoutContentArePassedOverAndNamed() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let data = t.folder.path + "/data"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        try Data("a".utf8).write(to: URL(fileURLWithPath: data + "/a.txt"))
+        #expect(mkfifo(data + "/pipe", 0o644) == 0)
+        #expect(symlink("missing.txt", data + "/dangling") == 0)
+        let socket = Self.unixSocket(at: data + "/sock")
+        defer { close(socket) }
+        let plan = try t.plan(jobs: #"{"id": "z", "archive": {"from": ["data"], "to": "data.tar"}}"#)
+        let result = await t.run(plan)
+        #expect(result.state("z") == .succeeded)
+        #expect(try Self.tarNames(t.folder.path + "/data.tar") == ["data/a.txt"])
+        #expect(result.job("z")?.result?.archive?.passedOver == [
+            .init(path: "data/dangling", kind: "a symbolic link to nothing"),
+            .init(path: "data/pipe", kind: "a named pipe"),
+            .init(path: "data/sock", kind: "a socket"),
+        ])
+    }
+
+    /// A listening Unix socket bound at `path`; its descriptor (-1 when it could not be made).
+    static func unixSocket(at path: String) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0, "cannot bind a socket at \(path)")
+        return fd
+    }
+
     /// Two downloads (a.txt, b.txt) packed into z.tar by an archive job that removes them.
     static func packing(_ t: E) throws -> Plan {
         t.transport.script("https://x.org/a", [.body(Array("aa".utf8))])

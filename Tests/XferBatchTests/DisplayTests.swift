@@ -230,6 +230,18 @@ struct DisplayTests {
             """)
     }
 
+    /// An archive's done line names what it passed over, the first three of them.
+    @Test func anArchivesDoneLineNamesWhatItPassedOver() {
+        let lines = Mutex("")
+        let log = PlainTextEventSink(clock: VirtualClock()) { line in lines.withLock { $0 += line } }
+        let kinds = ["a named pipe", "a socket", "a symbolic link to nothing", "a socket"]
+        let passed = kinds.enumerated().map { ArchiveStats.PassedOver(path: "data/p\($0.offset)", kind: $0.element) }
+        log.handle(.jobSucceeded(id: "z", bytes: 1024, duration: .seconds(1), destination: "data.tar",
+                                 archive: ArchiveStats(entries: 1, bytesIn: 2, bytesOut: 1024, passedOver: passed)))
+        #expect(lines.withLock { $0 } == "[  0.00s] done     z 1 KiB in 1.00s (1 KiB/s, 1 entry from 2 B); passed over (no content): "
+                + "data/p0, a named pipe; data/p1, a socket; data/p2, a symbolic link to nothing; and 1 more (the report lists them)\n")
+    }
+
     @Test func thePlainProgressLineCountsJobsAndBytesAndGivesTheSpeedSinceTheLineBefore() {
         let lines = ProgressLines(board: board(doneBytes: 2048, of: 4096))
         lines.handle(.runStarted(jobs: 4, name: nil))

@@ -39,7 +39,7 @@ public struct PlainTextEventSink: EventSink {
             // The speed is that of the bytes this attempt fetched, not of the whole file.
             let resumed = resumedFrom > 0 ? "; resumed at \(ByteSize.format(resumedFrom))" : ""
             write("\(stamp) done     \(id) \(ByteSize.format(bytes)) in \(Self.seconds(duration).trimmingLeadingSpaces) "
-                + "(\(Self.rate(bytes - resumedFrom, duration))\(entries)\(resumed))\n")
+                + "(\(Self.rate(bytes - resumedFrom, duration))\(entries)\(resumed))\(Self.passedOver(archive?.passedOver ?? []))\n")
         case .jobUpToDate(let id, let destination):
             write("\(stamp) ok       \(id) is up to date: \(destination)\n")
         case .jobFailed(let id, let reason, let attempts):
@@ -52,6 +52,14 @@ public struct PlainTextEventSink: EventSink {
         case .runFinished:
             break  // the closing summary is printed by the command
         }
+    }
+
+    /// An archive's paths passed over for having no content, the first few named:
+    /// `; passed over (no content): data/pipe, a named pipe; data/sock, a socket`.
+    static func passedOver(_ items: [ArchiveStats.PassedOver]) -> String {
+        guard !items.isEmpty else { return "" }
+        let shown = items.prefix(3).map { "\(clean($0.path)), \($0.kind)" }.joined(separator: "; ")
+        return "; passed over (no content): \(shown)" + (items.count > 3 ? "; and \(items.count - 3) more (the report lists them)" : "")
     }
 
     /// `  1.23s`, right-aligned to 7 characters.

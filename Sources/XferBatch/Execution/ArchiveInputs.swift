@@ -14,16 +14,19 @@ import XferCurl
 ///
 /// Symbolic links: one to a file is packed as that file's content, under the link's name
 /// (what is packed is content, as `zip` does by default); one leading nowhere has none and
-/// is passed over, like a socket.
+/// is passed over, like a socket, a named pipe or a device. Those are not left out without
+/// a word either: `passOver` hears of each, and the run names them (`ArchiveStats.passedOver`).
 enum ArchiveInputs {
     /// `besides`: the paths the same job packs (`PlannedJob.packedPaths`); a symbolic link
     /// into one of them loses nothing.
+    /// `passOver`: told of each matching path passed over for having no content to pack,
+    /// with what it is (`a named pipe`).
     static func files(of input: String, excluding own: String?, skipping runFolders: [String],
-                      besides packed: [String] = []) throws(JobFailure) -> [String] {
-        if Glob.isPattern(input) { return try expand(input, skipping: runFolders, besides: packed).filter { $0 != own } }
+                      besides packed: [String] = [], passOver: ((_ path: String, _ kind: String) -> Void)? = nil) throws(JobFailure) -> [String] {
+        if Glob.isPattern(input) { return try expand(input, skipping: runFolders, besides: packed, passOver: passOver).filter { $0 != own } }
         var info = stat()
         if stat(input, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
-            return try expand(input + "/**", skipping: runFolders, besides: packed).filter { $0 != own }
+            return try expand(input + "/**", skipping: runFolders, besides: packed, passOver: passOver).filter { $0 != own }
         }
         return [input]
     }
@@ -53,7 +56,8 @@ enum ArchiveInputs {
     }
 
     /// Files under the pattern's fixed leading folder that match it, outside `runFolders`.
-    static func expand(_ pattern: String, skipping runFolders: [String], besides packed: [String] = []) throws(JobFailure) -> [String] {
+    static func expand(_ pattern: String, skipping runFolders: [String], besides packed: [String] = [],
+                       passOver: ((_ path: String, _ kind: String) -> Void)? = nil) throws(JobFailure) -> [String] {
         let fixed = Glob.fixedFolder(of: pattern)
         if runFolders.contains(where: { PathText.isWithin(fixed, folder: $0) }) { return [] }
         let glob = Glob(pattern)
@@ -72,7 +76,11 @@ enum ArchiveInputs {
             var info = stat()
             guard stat(full, &info) == 0 else {
                 if relative.contains("\u{FFFD}"), glob.matches(full) { throw nonUTF8(full) }
-                continue  // a symbolic link leading nowhere (or a file removed meanwhile)
+                // A symbolic link leading nowhere (or a file removed meanwhile).
+                if let passOver, glob.matches(full), lstat(full, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+                    passOver(full, "a symbolic link to nothing")
+                }
+                continue
             }
             if info.st_mode & S_IFMT == S_IFDIR {
                 // A folder the pattern cannot reach inside (`big*.bin` and an extraction's
@@ -88,6 +96,8 @@ enum ArchiveInputs {
             if info.st_mode & S_IFMT == S_IFREG,
                !full.hasSuffix(".xferpart"), !full.contains(".xferpart/"), glob.matches(full) {
                 matches.append(full)
+            } else if let passOver, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR, glob.matches(full) {
+                passOver(full, DestinationCheck.kind(info.st_mode))
             }
         }
         return matches.sorted()

@@ -23,7 +23,10 @@ struct ArchiveRunner {
         if standing, let previous = (try? checkpoints?.load(job.id)) ?? nil {
             return AttemptResult(bytes: previous.bytes, destination: spec.to, sha256: previous.sha256, httpStatus: nil, upToDate: true)
         }
-        let entries = try entries(of: job, prefix: spec.prefix, own: spec.to)
+        var passedOver: [ArchiveStats.PassedOver] = []
+        let entries = try entries(of: job, prefix: spec.prefix, own: spec.to) { path, kind in
+            passedOver.append(ArchiveStats.PassedOver(path: PathText.display(path, relativeTo: outputDirectory), kind: kind))
+        }
         let derived = DerivedOutput(job: job, files: entries.map { ($0.name, $0.sourcePath) }, checkpoints: checkpoints)
         // Rebuilt when the archive is not the one recorded: another size, or another
         // modification time (edited or replaced since; a record without one: size only).
@@ -60,7 +63,8 @@ struct ArchiveRunner {
         guard rename(partial, spec.to) == 0 else { throw JobRunner.localFailure("cannot move the archive into place at \(spec.to)") }
         if spec.removeSources { for entry in entries { unlink(entry.sourcePath) } }
         var attempt = AttemptResult(bytes: result.bytesOut, destination: spec.to, sha256: sha256, httpStatus: nil)
-        attempt.archive = ArchiveStats(entries: result.entries, bytesIn: result.bytesIn, bytesOut: result.bytesOut)
+        attempt.archive = ArchiveStats(entries: result.entries, bytesIn: result.bytesIn, bytesOut: result.bytesOut,
+                                       passedOver: passedOver.sorted { $0.path < $1.path })
         try derived.record(attempt, file: true)
         return attempt
     }
@@ -69,16 +73,20 @@ struct ArchiveRunner {
     /// `own`, the archive itself, is never one (as `tar` skips its own file): written
     /// inside an input folder, or matched by a glob, it would otherwise be packed into the
     /// next build, which would then never be up to date.
-    private func entries(of job: PlannedJob, prefix: String, own: String) throws -> [ArchiveWriter.Entry] {
-        try Self.inputFiles(of: job, prefix: prefix, own: own, outputDirectory: outputDirectory, runFolders: runFolders,
-                            output: outputs.path(of:)).map { ArchiveWriter.Entry(name: $0.name, sourcePath: $0.path) }
+    private func entries(of job: PlannedJob, prefix: String, own: String,
+                         passOver: (_ path: String, _ kind: String) -> Void) throws -> [ArchiveWriter.Entry] {
+        try withoutActuallyEscaping(passOver) { passOver in
+            try Self.inputFiles(of: job, prefix: prefix, own: own, outputDirectory: outputDirectory, runFolders: runFolders,
+                                output: outputs.path(of:), passOver: passOver).map { ArchiveWriter.Entry(name: $0.name, sourcePath: $0.path) }
+        }
     }
 
     /// Each input file of an archive job, with its name in the archive (see `entries`);
     /// `output` gives the file a job named as an input produced (this run's, or for `plan`
     /// the one its record names).
     static func inputFiles(of job: PlannedJob, prefix: String, own: String, outputDirectory: String, runFolders: [String],
-                           output: (String) -> String?) throws(JobFailure) -> [(name: String, path: String)] {
+                           output: (String) -> String?,
+                           passOver: ((_ path: String, _ kind: String) -> Void)? = nil) throws(JobFailure) -> [(name: String, path: String)] {
         var files: [String] = []
         for input in job.inputs {
             switch input {
@@ -89,7 +97,7 @@ struct ArchiveRunner {
                 files.append(path)
             case .path(let pattern):
                 if let problem = ArchiveInputs.unpackable(input) { throw DestinationCheck.failure(problem) }
-                let matches = try ArchiveInputs.files(of: pattern, excluding: own, skipping: runFolders, besides: job.packedPaths)
+                let matches = try ArchiveInputs.files(of: pattern, excluding: own, skipping: runFolders, besides: job.packedPaths, passOver: passOver)
                 if let missing = ArchiveInputs.missing(pattern) {
                     throw JobFailure(kind: .permanent, code: "missing-input", message: missing)
                 }
