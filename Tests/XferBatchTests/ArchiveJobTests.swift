@@ -285,7 +285,7 @@ struct ArchiveJobTests {
     }
 
     /// A named pipe, a socket and a link to nothing under an input folder have no content
-    /// to pack: the archive is built without them, and the result names each.
+    /// to pack: the archive is built without them, and `plan` and the result name each.
     @Test func pathsWithoutContentArePassedOverAndNamed() async throws {
         let t = try E()
         defer { t.cleanUp() }
@@ -297,6 +297,8 @@ struct ArchiveJobTests {
         let socket = Self.unixSocket(at: data + "/sock")
         defer { close(socket) }
         let plan = try t.plan(jobs: #"{"id": "z", "archive": {"from": ["data"], "to": "data.tar"}}"#)
+        #expect(RunForecast(plan: plan, store: InMemoryCheckpointStore()).warnings[0] == "passes over 3 paths with no content to pack: "
+                + "data/dangling (a symbolic link to nothing), data/pipe (a named pipe), data/sock (a socket)", "plan says it first")
         let result = await t.run(plan)
         #expect(result.state("z") == .succeeded)
         #expect(try Self.tarNames(t.folder.path + "/data.tar") == ["data/a.txt"])

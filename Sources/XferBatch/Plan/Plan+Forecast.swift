@@ -45,6 +45,9 @@ public struct RunForecast: Sendable {
         public var bytes: Int64
         /// Inputs whose size cannot be known before the run.
         public var unknown: Int
+        /// Paths under an input folder the run would pass over, having no content (as the
+        /// run's `ArchiveStats.passedOver`): `data/pipe (a named pipe)`.
+        public var passedOver: [String] = []
     }
 
     public var actions: [Action]
@@ -62,6 +65,12 @@ public struct RunForecast: Sendable {
     /// A `refresh: conditional` download whose server sent neither ETag nor Last-Modified:
     /// nothing to ask "changed since?" with, so every run fetches it whole.
     static let noValidators = "refresh conditional, but the server sent neither ETag nor Last-Modified: every run downloads it again"
+
+    /// `passes over 2 paths with no content to pack: data/pipe (a named pipe), data/sock (a socket)`.
+    static func passesOver(_ paths: [String]) -> String {
+        let named = paths.prefix(3).joined(separator: ", ") + (paths.count > 3 ? " and \(paths.count - 3) more" : "")
+        return "passes over \(paths.count == 1 ? "1 path" : "\(paths.count) paths") with no content to pack: \(named)"
+    }
 
     /// - Parameter probes: what `SizeProbe` learned; a size counts like a manifest's `size`.
     public init(plan: Plan, store: any CheckpointStore, probes: [Int: ProbeAnswer] = [:]) {
@@ -158,6 +167,10 @@ public struct RunForecast: Sendable {
         self.actions = actions
         self.probes = probes
         self.inputs = Self.estimateInputs(plan)
+        for (j, estimate) in inputs.enumerated() {
+            guard let passed = estimate?.passedOver, !passed.isEmpty, !actions[j].keepsOutput else { continue }
+            warnings[j] = Self.passesOver(passed)
+        }
         self.bytesNeeded = needed
         self.enoughSpace = needed == 0 || (DiskSpace.free(at: plan.outputDirectory) ?? Int64.max) >= needed
     }

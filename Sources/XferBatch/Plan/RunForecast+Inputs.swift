@@ -26,7 +26,12 @@ extension RunForecast {
                         }
                     case .path(let pattern):
                         let own: String? = if case .archive(let a) = plan.jobs[j].action { a.to } else { nil }
-                        let files = try? ArchiveInputs.files(of: pattern, excluding: own, skipping: plan.runFolders, besides: plan.jobs[j].packedPaths)
+                        var passed: [String] = []
+                        let files = try? ArchiveInputs.files(of: pattern, excluding: own, skipping: plan.runFolders,
+                                                             besides: plan.jobs[j].packedPaths) { path, kind in
+                            passed.append("\(PathText.display(path, relativeTo: plan.outputDirectory)) (\(kind))")
+                        }
+                        estimate.passedOver += passed.sorted()
                         let sizes = (files ?? []).compactMap(DownloadStart.size(of:))
                         estimate.bytes += sizes.reduce(0, +)
                         if sizes.isEmpty { estimate.unknown += 1 }
