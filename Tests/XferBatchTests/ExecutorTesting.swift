@@ -23,6 +23,19 @@ final class VirtualClock: ExecutionClock {
     }
 }
 
+/// A clock whose time stands still and whose sleeps end only when cancelled: a run under
+/// it ends only if every delay it began was cut short (a test's time limit catches the
+/// rest). Unlike a real clock, it does not depend on how busy the machine is.
+final class StoppedClock: ExecutionClock {
+    func now() -> Duration { .zero }
+
+    func sleep(for duration: Duration) async throws {
+        let cancelled = Alarm()
+        await withTaskCancellationHandler { await cancelled.wait() } onCancel: { cancelled.ring() }
+        throw CancellationError()
+    }
+}
+
 /// Plans a manifest whose outputDir is a fresh temporary folder, and runs it.
 struct ExecutorTesting {
     let folder: URL

@@ -139,27 +139,33 @@ struct ConcurrencyTests {
         }
     }
 
-    /// A transfer its server holds back takes what it gets, and the other takes the rest
-    /// of the cap: nearly all of it, not an even half.
+    /// Transfers their server holds back take what they get, and the other takes the rest
+    /// of the cap: nearly all of it, not an even third.
     @Test func aTransferHeldBackByItsServerLeavesTheRestOfTheCapToTheOthers() async throws {
         try await EngineTesting.with { t in
             let cap = SharedBandwidth(bytesPerSecond: 1_000_000)
-            t.server.addFile("slow", EngineTesting.bytes(1_000_000))
-            t.server.script("/files/slow", [.drip(bytesPerSecond: 20_000)])  // 50 s: under way until cancelled
+            var slow: [Task<TransferOutcome, any Error>] = []
+            for name in ["slow1", "slow2"] {
+                t.server.addFile(name, EngineTesting.bytes(1_000_000))
+                t.server.script("/files/\(name)", [.drip(bytesPerSecond: 20_000)])  // 50 s: under way until cancelled
+                let engine = t.engine, url = t.url("/files/\(name)"), progress = TransferProgress()
+                slow.append(Task { try await engine.perform(TransferRequest(url: url, options: .init(bandwidth: cap)), progress: progress) })
+                for _ in 0..<500 where progress.bytesDone == 0 { try await Task.sleep(for: .milliseconds(10)) }
+                #expect(progress.bytesDone > 0, "\(name) is under way")
+            }
             t.server.addFile("fast", EngineTesting.bytes(3_000_000))
-            let engine = t.engine, slowURL = t.url("/files/slow"), slowProgress = TransferProgress()
-            let slow = Task { try await engine.perform(TransferRequest(url: slowURL, options: .init(bandwidth: cap)), progress: slowProgress) }
-            for _ in 0..<500 where slowProgress.bytesDone == 0 { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(slowProgress.bytesDone > 0, "the slow one is under way")
             let started = ContinuousClock.now
             let fastProgress = TransferProgress()
-            _ = try await engine.perform(TransferRequest(url: t.url("/files/fast"), options: .init(bandwidth: cap)), progress: fastProgress)
+            _ = try await t.engine.perform(TransferRequest(url: t.url("/files/fast"), options: .init(bandwidth: cap)), progress: fastProgress)
             let elapsed = ContinuousClock.now - started
             #expect(fastProgress.bytesDone == 3_000_000)
-            // At the rest of the cap (about 980 KB/s) 3 MB take 3 s; at half of it, 6 s.
-            #expect(elapsed < .seconds(5), "3 MB beside a slow transfer under a cap of 1 MB/s took \(elapsed)")
-            slow.cancel()
-            #expect((await slow.result.failure as? TransferError)?.kind == .cancelled)
+            // At the rest of the cap (about 960 KB/s) 3 MB take 3.1 s; at a third of it, 9 s.
+            // The bound between leaves room for a machine busy with other work.
+            #expect(elapsed < .seconds(6), "3 MB beside two slow transfers under a cap of 1 MB/s took \(elapsed)")
+            for task in slow {
+                task.cancel()
+                #expect((await task.result.failure as? TransferError)?.kind == .cancelled)
+            }
         }
     }
 
