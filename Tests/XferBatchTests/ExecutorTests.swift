@@ -267,6 +267,25 @@ struct ExecutorTests {
         #expect(t.transport.requests.count == 4)
     }
 
+    /// Folders the run made for a download that failed, and that hold nothing, are gone
+    /// when it ends; a folder holding a finished file or a partial kept for a resume stays.
+    @Test func foldersMadeForFailedDownloadsAreNotLeftEmpty() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/missing", [.failure(Self.notFound)])
+        t.transport.script("https://x.org/cut", [.cutOff(Array(repeating: 7, count: 100), Self.unavailable)])
+        t.transport.script("https://x.org/ok", [.body([1])])
+        let once = #", "retry": {"attempts": 1}"#
+        let plan = try t.plan(jobs: [E.download("missing", "https://x.org/missing", to: "deep/a/b.bin", inner: once),
+                                     E.download("cut", "https://x.org/cut", to: "kept/cut.bin", inner: once),
+                                     E.download("ok", "https://x.org/ok", to: "ok/c.bin")].joined(separator: ","))
+        let result = await t.run(plan)
+        #expect(result.state("missing") == .failed && result.state("cut") == .failed && result.state("ok") == .succeeded)
+        #expect(!FileManager.default.fileExists(atPath: t.folder.path + "/deep"), "deep/a/ went, and deep/ with it")
+        #expect(FileManager.default.fileExists(atPath: t.folder.path + "/kept/cut.bin.xferpart"), "the partial keeps its folder")
+        #expect(FileManager.default.fileExists(atPath: t.folder.path + "/ok/c.bin"))
+    }
+
     @Test func aPermanentFailureSkipsDependentsButNotIndependentWork() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -118,6 +118,7 @@ public final class Executor: Sendable {
                 }
             }
         }
+        runner.folders.removeEmptyMade()  // every task has ended: nothing writes in them any more
         let (scheduler, interrupted) = shared.finish(at: clock.now(), report: report)
         let endedAt = clock.now()
         var summary = RunSummary()

@@ -15,11 +15,19 @@ public enum Folders {
     }
 
     /// Creates `folder` and its missing parents; does nothing when it exists. Safe against
-    /// another process creating the same folders at the same time.
-    public static func create(_ folder: String) throws(CreationError) {
-        for path in try missing(folder).reversed() where mkdir(path, 0o777) != 0 && errno != EEXIST {
-            throw failure(folder, at: path)
+    /// another process creating the same folders at the same time. Returns the folders it
+    /// made, outermost first.
+    @discardableResult
+    public static func create(_ folder: String) throws(CreationError) -> [String] {
+        var made: [String] = []
+        for path in try missing(folder).reversed() {
+            if mkdir(path, 0o777) == 0 {
+                made.append(path)
+            } else if errno != EEXIST {
+                throw failure(folder, at: path)
+            }
         }
+        return made
     }
 
     /// The folders `create` would make, deepest first (none: `folder` exists), or what it
