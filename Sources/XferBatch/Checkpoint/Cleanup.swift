@@ -55,14 +55,9 @@ public struct Cleanup: Sendable, Equatable {
     /// Removes the folders holding `path` that are now empty, up to but not including
     /// `root`. `rmdir` removes only an empty folder, so the first that holds anything ends it.
     static func removeEmptyFolders(above path: String, below root: String) {
-        var folder = Self.parent(of: path.hasSuffix("/") ? String(path.dropLast()) : path)
+        var folder = PathText.parent(path.hasSuffix("/") ? String(path.dropLast()) : path)
         while folder.hasPrefix(root + "/"), rmdir(folder) == 0 {
-            folder = Self.parent(of: folder)
+            folder = PathText.parent(folder)
         }
-    }
-
-    private static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "" }
-        return String(path[..<slash])
     }
 }

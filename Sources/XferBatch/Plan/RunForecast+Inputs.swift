@@ -1,4 +1,5 @@
 import Foundation
+import XferCurl
 
 extension RunForecast {
     /// Input sizes of archive and extract jobs, from what is on disk now (read only) and
@@ -29,7 +30,7 @@ extension RunForecast {
                         var passed: [String] = []
                         let files = try? ArchiveInputs.files(of: pattern, excluding: own, skipping: plan.runFolders,
                                                              besides: plan.jobs[j].packedPaths) { path, kind in
-                            passed.append("\(PathText.display(path, relativeTo: plan.outputDirectory)) (\(kind))")
+                            passed.append("\(ControlCharacters.spaced(PathText.display(path, relativeTo: plan.outputDirectory))) (\(kind))")
                         }
                         estimate.passedOver += passed.sorted()
                         let sizes = (files ?? []).compactMap(DownloadStart.size(of:))
