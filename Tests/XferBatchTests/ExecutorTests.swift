@@ -694,6 +694,17 @@ struct ExecutorLimitTests {
         #expect(text.contains("  ... and 5 more failed (the report lists every job)\n"))
     }
 
+    /// The summary's time has two decimals, cut as the event lines' are: "in 0.0s" and
+    /// "in 3.0s" read as rounding slips beside "[  3.00s]".
+    @Test(arguments: [(Duration.milliseconds(4), "in 0.00s"), (.seconds(3), "in 3.00s"), (.milliseconds(31_867), "in 31.86s")])
+    func theSummarysTimeHasTwoDecimals(duration: Duration, said: String) {
+        var summary = RunSummary()
+        summary.succeeded = 1
+        summary.duration = duration
+        let text = RunResult(jobs: [], summary: summary, startedAt: .zero, endedAt: duration).summaryText()
+        #expect(text == "Done: 1 succeeded of 1 jobs; 0 B \(said)\n")
+    }
+
     @Test func junitHasOneCaseperJobWithFailuresAndSkips() async throws {
         let t = try E()
         defer { t.cleanUp() }

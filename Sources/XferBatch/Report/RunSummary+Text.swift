@@ -12,9 +12,10 @@ extension RunResult {
         if s.skipped > 0 { parts.append("\(s.skipped) skipped") }
         if s.cancelled > 0 { parts.append("\(s.cancelled) cancelled") }
         if s.notStarted > 0 { parts.append("\(s.notStarted) not started") }
-        let seconds = Double(DurationText.milliseconds(s.duration)) / 1000
+        // Two decimals, as the event lines give them: "in 0.0s" read as a rounding slip.
+        let seconds = PlainTextEventSink.seconds(s.duration).trimmingLeadingSpaces
         var text = "\(s.interrupted ? "Interrupted" : "Done"): \(parts.joined(separator: ", ")) of \(s.total) jobs; "
-        text += "\(ByteSize.format(s.bytes)) in \((seconds * 100).rounded() / 100)s\n"
+        text += "\(ByteSize.format(s.bytes)) in \(seconds)\n"
         // A bounded list: a run of thousands of jobs against a server that is down must
         // not print thousands of lines (the report has them all).
         let failed = jobs.filter { $0.lifecycle.state == .failed }
