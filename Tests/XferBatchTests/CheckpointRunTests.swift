@@ -457,6 +457,28 @@ extension CheckpointRunTests {
         #expect(status[2].lastError == "HTTP 403: the server answered 403")
     }
 
+    /// A job whose attempt failed and that the run then did not retry (`--fail-fast` after
+    /// another failed) shows that attempt's error in `status` with why, as the summary did.
+    @Test(.timeLimit(.minutes(1)))
+    func aJobNotRetriedSaysWhyInStatus() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        var busy = Self.http(503)
+        busy.kind = .transient
+        t.transport.script("https://y.org/b", [.failure(busy)])
+        t.transport.script("https://x.org/a", [.failure(Self.http(404))])
+        let plan = try t.plan(jobs: E.download("b", "https://y.org/b") + "," + E.download("a", "https://x.org/a"),
+                              limits: #"{"concurrency": 1}"#)
+        // On a stopped clock b's retry never comes: the run ends only because it stops.
+        let result = await Executor(plan: plan, transport: t.transport, clock: StoppedClock(), events: t.events, environment: [:],
+                                    options: .init(failFast: true, checkpoints: store), random: { 0.5 }).run()
+        #expect(result.state("b") == .skipped)
+        let status = try JobStatus.all(plan: plan, store: store)
+        #expect(status[0].lastError == "HTTP 503: the server answered 503 (not retried: --fail-fast after a failed)")
+        #expect(status[1].lastError == "HTTP 404: the server answered 404")
+    }
+
     /// Ctrl-C cancels the transfers under way: those jobs did not fail, and the next run
     /// does them. `status` showed "failed  cancelled: the transfer was cancelled".
     @Test func aCancelledDownloadShowsAsPendingNotFailed() async throws {

@@ -120,6 +120,11 @@ public final class Executor: Sendable {
         }
         runner.folders.removeEmptyMade()  // every task has ended: nothing writes in them any more
         let (scheduler, interrupted) = shared.finish(at: clock.now(), report: report)
+        for (j, lifecycle) in scheduler.lifecycles.enumerated() where lifecycle.state == .skipped || lifecycle.state == .cancelled {
+            // Ended while waiting to retry: its last attempt failed (an interrupted one did not).
+            guard let failure = lifecycle.attempts.last?.failure, failure.kind != .cancelled, let why = lifecycle.reason else { continue }
+            runner.recordNotRetried(plan.jobs[j], because: why)
+        }
         let endedAt = clock.now()
         var summary = RunSummary()
         summary.interrupted = interrupted

@@ -58,6 +58,19 @@ extension JobRunner {
         try? checkpoints.save(record)
     }
 
+    /// After the run: a job whose attempt failed and that then was not retried (skipped by
+    /// `--fail-fast` or a host given up on, or interrupted while it waited) gets `why`
+    /// after that attempt's error, so that `status` says what the run's summary said
+    /// (`HTTP 503: … (not retried: --fail-fast after a failed)`), not a plain failure.
+    func recordNotRetried(_ job: PlannedJob, because why: String) {
+        guard let checkpoints, let stored = (try? checkpoints.load(job.id)) ?? nil,
+              let error = stored.lastError, stored.fingerprint == JobFingerprint.of(job) else { return }
+        var record = stored
+        record.lastError = "\(error) (\(why))"
+        record.updatedAt = Date().timeIntervalSince1970
+        try? checkpoints.save(record)
+    }
+
     /// Saves a checkpoint the run relies on; failing to is a local error. A finished file
     /// may be committed with others (see `PreloadedCheckpointStore`).
     func commit(_ record: JobCheckpoint, finishedFile: Bool = false) throws {
