@@ -8,6 +8,12 @@ struct RunTally: Sendable {
     /// run that hangs when the display says "0 running".
     private(set) var waitingToRetry: Set<String> = []
 
+    /// `id` is no longer waiting to retry. The set is empty in a run without retries:
+    /// then no id is hashed, twice per job.
+    private mutating func settled(_ id: String) {
+        if !waitingToRetry.isEmpty { waitingToRetry.remove(id) }
+    }
+
     mutating func count(_ event: RunEvent) {
         switch event {
         case .runStarted(let jobs, _, _):
@@ -15,18 +21,18 @@ struct RunTally: Sendable {
         case .jobSucceeded(let id, let bytes, _, _, _, let resumedFrom):
             finished += 1
             bytesDone += bytes - resumedFrom
-            waitingToRetry.remove(id)
+            settled(id)
         case .jobFailed(let id, _, _):
             finished += 1
             failed += 1
-            waitingToRetry.remove(id)
+            settled(id)
         case .jobSkipped(let id, _), .jobCancelled(let id, _), .jobUpToDate(let id, _):
             finished += 1
-            waitingToRetry.remove(id)
+            settled(id)
         case .jobRetrying(let id, _, _, _):
             waitingToRetry.insert(id)
         case .jobStarted(let id, _, _, _, _):
-            waitingToRetry.remove(id)
+            settled(id)
         case .hostHeld, .hostLimited, .hostGivenUp, .runFinished:
             break
         }
