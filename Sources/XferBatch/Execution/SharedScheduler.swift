@@ -41,7 +41,7 @@ final class SharedScheduler: Sendable {
         var live: [Int]
         var handedOver: [Assignment] = []
         var waiter: CheckedContinuation<[Assignment], Never>?
-        /// The sleeps of `wait(_:on:job:)` under way, to end once they cannot lead anywhere.
+        /// The waits of `wait(_:on:job:)` under way, rung once they cannot lead anywhere.
         var waits: [WaitKey: Alarm] = [:]
         var waitsMade = 0
 
