@@ -142,8 +142,10 @@ struct RunScheduler {
         }
     }
 
-    /// A retry delay passed.
+    /// A retry delay passed, or its wait was ended early (`SharedScheduler.wait`).
     mutating func retryDue(_ j: Int, at now: Duration) -> [Effect] {
+        // Stopping ended every job waiting to retry already (skipped or cancelled); this
+        // only guards against one left over.
         if stopping {
             if case .finished = lifecycles[j].interrupt(at: now) { return [.event(.cancelled(j))] }
             return []
