@@ -509,6 +509,45 @@ struct ExecutorTests {
         #expect(request.secretTexts.contains("supersecret123"))
     }
 
+    /// A POST whose failure came after the server may have received it is not sent again
+    /// (it could be acted on twice), unless the job says the endpoint is idempotent; a POST
+    /// that could not reach the server, or that it refused whole (503), is retried.
+    @Test(arguments: [
+        (TransferError(kind: .transient, code: "stalled", message: "no data moved for 30 s (the stall timeout)"), false, 1),
+        (TransferError(kind: .transient, code: "HTTP 502", message: "bad gateway", httpStatus: 502), false, 1),
+        (TransferError(kind: .transient, code: "stalled", message: "no data moved for 30 s (the stall timeout)"), true, 2),
+        (TransferError(kind: .transient, code: "CURLE_COULDNT_CONNECT", message: "Failed to connect to x.org port 443 after 1 ms: Couldn't connect to server"), false, 2),
+        (TransferError(kind: .transient, code: "HTTP 503", message: "unavailable", httpStatus: 503), false, 2),
+    ])
+    func aPOSTIsSentAgainOnlyWhenTheServerCannotHaveActedOnIt(failure: TransferError, idempotent: Bool, requests: Int) async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let source = t.folder.appendingPathComponent("f.txt").path
+        #expect(FileManager.default.createFile(atPath: source, contents: Data("x".utf8)))
+        t.transport.script("https://x.org/api", [.failure(failure), .body(Array("ok".utf8))])
+        let flag = idempotent ? #", "idempotent": true"# : ""
+        let job = #"{"id": "u", "upload": {"url": "https://x.org/api", "method": "POST", "from": "\#(source)"\#(flag), "retry": {"attempts": 2}}}"#
+        let result = await t.run(try t.plan(jobs: job))
+        #expect(t.transport.requests.count == requests)
+        if requests == 1 {
+            #expect(result.state("u") == .failed)
+            #expect(result.job("u")?.lifecycle.reason?.hasSuffix(
+                "; not retried: the server may have received this POST and could act on it twice (\"idempotent\": true retries it)") == true)
+        } else {
+            #expect(result.state("u") == .succeeded)
+        }
+    }
+
+    @Test func idempotentIsForAPOST() throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let error = #expect(throws: ManifestError.self) {
+            try t.plan(jobs: #"{"id": "u", "upload": {"url": "https://x.org/f", "from": "f.txt", "idempotent": true}}"#)
+        }
+        #expect(error?.description.contains(#"jobs[0].upload.idempotent: "idempotent" is for a POST: a PUT replaces what it sent and is retried anyway"#) == true,
+                "\(error.map { "\($0)" } ?? "")")
+    }
+
     @Test func aCertificateThatCannotBeVerifiedNamesTheSettingsThatHelp() async throws {
         let t = try E()
         defer { t.cleanUp() }

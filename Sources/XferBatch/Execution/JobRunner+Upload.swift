@@ -37,6 +37,8 @@ extension JobRunner {
             return AttemptResult(bytes: done.bytes, destination: u.url.redacted, sha256: done.sha256, httpStatus: nil, upToDate: true)
         }
         began()
+        // A POST the server may have acted on is not sent again unless it says it may be.
+        let once = u.method == .post && !u.idempotent && u.url.scheme.hasPrefix("http")
         let digest: String
         let outcome: TransferOutcome
         if var done {
@@ -47,22 +49,23 @@ extension JobRunner {
                 try commit(done)
                 return AttemptResult(bytes: done.bytes, destination: u.url.redacted, sha256: digest, httpStatus: nil, upToDate: true)
             }
-            outcome = try await send(request, to: u.url, t, progress: progress)
+            outcome = try await send(request, to: u.url, t, progress: progress, once: once)
         } else {
             // Nothing to compare with: hashed while it is sent (large files on a thread of
             // their own, from the page cache), not before; the stamp check below makes
             // sure what was hashed is what was sent. A 1 GiB source then costs one read's
             // time, not two.
             async let hashed = Self.digest(of: sources)
-            outcome = try await send(request, to: u.url, t, progress: progress)
+            outcome = try await send(request, to: u.url, t, progress: progress, once: once)
             digest = try await hashed
         }
         // Sent while a source changed (a log still written, a file replaced): the server
         // may hold bytes of both versions, and not the content hashed above. Not recorded
         // as done; the retry sends the source again.
         guard FileStamp.sources(sources) == stamp else {
-            throw JobFailure(kind: .transient, code: TransferError.sourceChanged,
-                             message: "\(sources.count == 1 ? sources[0] : "a source") changed while it was being sent; it is sent again")
+            let changed = JobFailure(kind: .transient, code: TransferError.sourceChanged,
+                                     message: "\(sources.count == 1 ? sources[0] : "a source") changed while it was being sent; it is sent again")
+            throw once ? Self.notRetriedPOST(changed) : changed
         }
         // v1 has no resumable-upload protocol: an interrupted upload starts again. `etag`
         // holds the sources' stamp, as for archives (see `DerivedOutput`).
@@ -102,11 +105,41 @@ extension JobRunner {
     }
 
     private func send(_ request: TransferRequest, to url: TransferURL, _ transfer: EffectiveTransfer,
-                      progress: TransferProgress) async throws(JobFailure) -> TransferOutcome {
+                      progress: TransferProgress, once: Bool) async throws(JobFailure) -> TransferOutcome {
         do {
             return try await transport.perform(request, progress: progress)
         } catch {
-            throw Self.failure(error, url: url, transfer, createsFolders: request.options.createMissingDirectories)
+            let failure = Self.failure(error, url: url, transfer, createsFolders: request.options.createMissingDirectories)
+            throw once ? Self.notRetriedPOST(failure) : failure
+        }
+    }
+
+    /// A POST's failure, made final when the server may have received the request: a POST
+    /// is not idempotent (RFC 9110, 9.2.2), and sending it again could create a second
+    /// record, send a second message, start a second build. As Alamofire's and urllib3's
+    /// retry policies, which leave POST out of the methods they retry. Still retried:
+    /// failures before the request could reach the server (no address, no connection, a
+    /// TLS handshake cut short) and answers refusing it as a whole (429, 503: nothing was
+    /// done, try later). `"idempotent": true` retries the rest too.
+    static func notRetriedPOST(_ failure: JobFailure) -> JobFailure {
+        guard failure.kind == .transient, !neverReachedServer(failure) else { return failure }
+        var final = failure
+        final.kind = .permanent
+        final.message += "; not retried: the server may have received this POST and could act on it twice (\"idempotent\": true retries it)"
+        return final
+    }
+
+    /// Whether the request cannot have reached the server, or was refused whole.
+    static func neverReachedServer(_ failure: JobFailure) -> Bool {
+        if let status = failure.httpStatus { return status == 429 || status == 503 }
+        switch failure.code {
+        case "CURLE_COULDNT_RESOLVE_HOST", "CURLE_COULDNT_RESOLVE_PROXY", "CURLE_COULDNT_CONNECT", "CURLE_SSL_CONNECT_ERROR":
+            return true
+        case "CURLE_OPERATION_TIMEDOUT":
+            // libcurl's words for a connection (or name) that took too long, not a transfer.
+            return ["Connection timed out after", "Failed to connect to", "Resolving timed out after"].contains { failure.message.hasPrefix($0) }
+        default:
+            return false
         }
     }
 }

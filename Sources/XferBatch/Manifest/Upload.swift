@@ -7,6 +7,11 @@ public struct Upload: Sendable {
     public var contentType: String?
     /// For FTP/SFTP: create missing remote folders.
     public var createMissingDirectories: Bool
+    /// For a POST: the endpoint may receive the same request twice without harm, so a
+    /// failure after the request may have reached it is retried too (see
+    /// `JobRunner.notRetriedPOST`). A PUT, or a store by FTP/SFTP, replaces what it sent
+    /// and is retried anyway.
+    public var idempotent: Bool
     /// Job-level transfer settings; they override `defaults` key by key.
     public var transfer: TransferSettings {
         get { transferStorage?.value ?? TransferSettings() }
@@ -20,12 +25,13 @@ public struct Upload: Sendable {
     public var hasOwnTransferSettings: Bool { transferStorage != nil }
 
     public init(url: TransferURL, method: UploadMethod = .put, body: UploadBody, contentType: String? = nil,
-                createMissingDirectories: Bool = false, transfer: TransferSettings = TransferSettings()) {
+                createMissingDirectories: Bool = false, idempotent: Bool = false, transfer: TransferSettings = TransferSettings()) {
         self.url = url
         self.method = method
         self.body = body
         self.contentType = contentType
         self.createMissingDirectories = createMissingDirectories
+        self.idempotent = idempotent
         self.transfer = transfer
     }
 

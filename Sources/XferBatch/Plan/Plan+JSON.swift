@@ -111,6 +111,7 @@ extension Plan {
                         }
                     }
                     w.member("createMissingDirs", u.createMissingDirectories)
+                    w.member("idempotent", u.idempotent)
                 }
             case .archive(let a):
                 w.key("archive")

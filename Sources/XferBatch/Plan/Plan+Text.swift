@@ -74,7 +74,13 @@ extension Plan {
             lines.append("\(archive) -> \(show(e.to)) (\(e.format?.rawValue ?? "format from content")\(e.stripComponents > 0 ? ", strip \(e.stripComponents)" : ""))")
             lines.append("limits: \(ByteSize.format(e.maxBytes)), \(e.maxEntries) entries; unsafe entries are refused")
         }
-        if let t = job.transfer { lines.append(contentsOf: Self.describe(t)) }
+        if let t = job.transfer {
+            var settings = Self.describe(t)
+            if case .upload(let u) = job.action, u.method == .post, !u.idempotent, u.url.scheme.hasPrefix("http") {
+                settings[0] += "; a POST is not sent again once it may have reached the server (unless \"idempotent\": true)"
+            }
+            lines.append(contentsOf: settings)
+        }
         if let action = forecast?.actions[job.index] {
             var run = "run: " + relativePaths(in: RunForecast.describe(action, kind: job.kind))
             // What a build would read, unless there is nothing to build.
