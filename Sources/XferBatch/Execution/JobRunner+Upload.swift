@@ -63,8 +63,8 @@ extension JobRunner {
         // may hold bytes of both versions, and not the content hashed above. Not recorded
         // as done; the retry sends the source again.
         guard FileStamp.sources(sources) == stamp else {
-            let changed = JobFailure(kind: .transient, code: TransferError.sourceChanged,
-                                     message: "\(sources.count == 1 ? sources[0] : "a source") changed while it was being sent; it is sent again")
+            let what = "\(sources.count == 1 ? sources[0] : "a source") changed while it was being sent"
+            let changed = JobFailure(kind: .transient, code: TransferError.sourceChanged, message: what + (once ? "" : "; it is sent again"))
             throw once ? Self.notRetriedPOST(changed) : changed
         }
         // v1 has no resumable-upload protocol: an interrupted upload starts again. `etag`
