@@ -104,4 +104,23 @@ extension TransferError {
         ]
         return known.first { $0.0 == code }?.1 ?? "CURLcode \(code.rawValue)"
     }
+
+    /// Whether a failure with this code, libcurl message and HTTP status came before the
+    /// request could reach the server, or as an answer refusing it whole: then sending it
+    /// again cannot make the server act on it twice (what a POST's retry needs, see
+    /// `JobRunner.notRetriedPOST`). Each row says why.
+    public static func neverReachedServer(code: String, message: String, httpStatus: Int?) -> Bool {
+        if let status = httpStatus {
+            return status == 429 || status == 503  // "too many requests", "unavailable": refused, nothing done
+        }
+        switch code {
+        case "CURLE_COULDNT_RESOLVE_HOST", "CURLE_COULDNT_RESOLVE_PROXY": return true  // no address to send to
+        case "CURLE_COULDNT_CONNECT": return true  // no connection to send on
+        case "CURLE_SSL_CONNECT_ERROR": return true  // the request follows the handshake, which failed
+        case "CURLE_OPERATION_TIMEDOUT":
+            // libcurl's words for a name or connection that took too long, not a transfer.
+            return ["Connection timed out after", "Failed to connect to", "Resolving timed out after"].contains { message.hasPrefix($0) }
+        default: return false  // a stall, a reset, a 5xx: the server may have the request
+        }
+    }
 }

@@ -122,24 +122,11 @@ extension JobRunner {
     /// TLS handshake cut short) and answers refusing it as a whole (429, 503: nothing was
     /// done, try later). `"idempotent": true` retries the rest too.
     static func notRetriedPOST(_ failure: JobFailure) -> JobFailure {
-        guard failure.kind == .transient, !neverReachedServer(failure) else { return failure }
+        guard failure.kind == .transient,
+              !TransferError.neverReachedServer(code: failure.code, message: failure.message, httpStatus: failure.httpStatus) else { return failure }
         var final = failure
         final.kind = .permanent
         final.message += "; not retried: the server may have received this POST and could act on it twice (\"idempotent\": true retries it)"
         return final
-    }
-
-    /// Whether the request cannot have reached the server, or was refused whole.
-    static func neverReachedServer(_ failure: JobFailure) -> Bool {
-        if let status = failure.httpStatus { return status == 429 || status == 503 }
-        switch failure.code {
-        case "CURLE_COULDNT_RESOLVE_HOST", "CURLE_COULDNT_RESOLVE_PROXY", "CURLE_COULDNT_CONNECT", "CURLE_SSL_CONNECT_ERROR":
-            return true
-        case "CURLE_OPERATION_TIMEDOUT":
-            // libcurl's words for a connection (or name) that took too long, not a transfer.
-            return ["Connection timed out after", "Failed to connect to", "Resolving timed out after"].contains { failure.message.hasPrefix($0) }
-        default:
-            return false
-        }
     }
 }
