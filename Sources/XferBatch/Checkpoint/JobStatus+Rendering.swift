@@ -24,21 +24,19 @@ extension JobStatus {
         var out = runUnderWay.map { "a run is under way (\($0)); the states below are what it has recorded so far\n" } ?? ""
         let idColumns = rows.lazy.map { DisplayWidth.of($0.id) }.filter { $0 <= alignedIdColumns }.max() ?? 0
         for row in rows {
-            var line = "\(row.state.rawValue.padding(8)) \(row.id)"
-            let start = line.endIndex
+            var tail = ""
             switch row.state {
             case .done:
                 // An upload has no path here, an extraction's folder no SHA-256.
-                if let archive = row.packedInto { line += "  packed into \(archive)" } else if let path = row.path { line += "  \(path)" }
-                if let sha256 = row.sha256 { line += "  sha256 \(sha256.prefix(12))…" }
-            case .partial: line += "  \(row.percent.map { "\($0)%" } ?? ByteSize.format(row.bytes))  \(row.path ?? "")"
-            case .failed: line += "  \(row.lastError ?? "")"
-            case .pending: if let why = row.reason { line += "  (\(why))" }
+                if let archive = row.packedInto { tail += "  packed into \(archive)" } else if let path = row.path { tail += "  \(path)" }
+                if let sha256 = row.sha256 { tail += "  sha256 \(sha256.prefix(12))…" }
+            case .partial: tail = "  \(row.percent.map { "\($0)%" } ?? ByteSize.format(row.bytes))  \(row.path ?? "")"
+            case .failed: tail = "  \(row.lastError ?? "")"
+            case .pending: if let why = row.reason { tail = "  (\(why))" }
             }
-            if line.endIndex > start {
-                line.insert(contentsOf: String(repeating: " ", count: max(0, idColumns - DisplayWidth.of(row.id))), at: start)
-            }
-            out += line + "\n"
+            // Padded only when something follows, and not past its width (a longer id stays whole).
+            let id = tail.isEmpty || DisplayWidth.of(row.id) > idColumns ? row.id : DisplayWidth.fitted(row.id, columns: idColumns)
+            out += "\(row.state.rawValue.padding(8)) \(id)\(tail)\n"
         }
         let counts = totals(rows)
         let parts = reportedStates.map { "\(counts[$0] ?? 0) \($0.rawValue)" }
