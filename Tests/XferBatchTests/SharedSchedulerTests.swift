@@ -37,6 +37,15 @@ struct SharedSchedulerTests {
             }
         }
 
+        /// `change` (a settle) made from a task already cancelled, as an interrupt leaves it.
+        func fromACancelledTask(_ change: @escaping @Sendable () -> SharedScheduler.Work?) async -> SharedScheduler.Work? {
+            await withTaskGroup(of: SharedScheduler.Work?.self) { group in
+                group.cancelAll()
+                group.addTask { change() }
+                return await group.next() ?? nil
+            }
+        }
+
         func failed(_ j: Int, _ kind: JobFailure.Kind, lane: Int = 0) -> SharedScheduler.Work? {
             settle(lane: lane) { scheduler, now in
                 scheduler.attemptEnded(j, .failure(JobFailure(kind: kind, code: "HTTP 503", message: "unavailable")), at: now, unit: 0)
@@ -91,14 +100,10 @@ struct SharedSchedulerTests {
         let s = try Setup(jobs: 2, limits: #"{"concurrency": 1}"#)
         _ = s.begin()
         #expect(await s.shared.handedOverWork() == [Self.attempt(0)])
-        let next = await withTaskGroup(of: SharedScheduler.Work?.self) { group in
-            group.cancelAll()
-            group.addTask {
-                s.settle { scheduler, now in
-                    scheduler.attemptEnded(0, .failure(JobFailure(kind: .cancelled, code: "cancelled", message: "cancelled")), at: now, unit: 0)
-                }
+        let next = await s.fromACancelledTask {
+            s.settle { scheduler, now in
+                scheduler.attemptEnded(0, .failure(JobFailure(kind: .cancelled, code: "cancelled", message: "cancelled")), at: now, unit: 0)
             }
-            return await group.next() ?? nil
         }
         #expect(next == nil)
         #expect(await s.shared.handedOverWork() == [])
@@ -131,11 +136,7 @@ struct SharedSchedulerTests {
         let s = try Setup(jobs: 1, limits: #"{"concurrency": 1}"#)
         _ = s.begin()
         #expect(await s.shared.handedOverWork() == [Self.attempt(0)])
-        let next = await withTaskGroup(of: SharedScheduler.Work?.self) { group in
-            group.cancelAll()
-            group.addTask { s.failed(0, .transient) }
-            return await group.next() ?? nil
-        }
+        let next = await s.fromACancelledTask { s.failed(0, .transient) }
         #expect(next == nil, "no retry to wait out")
         let (scheduler, interrupted) = s.shared.finish(at: .zero) { _, _ in }
         #expect(interrupted)
