@@ -237,15 +237,8 @@ struct ArchiveJobTests {
         try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
         try Data("a".utf8).write(to: URL(fileURLWithPath: logs + "/a.log"))
         #expect(mkfifo(logs + "/pipe", 0o600) == 0)
-        let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let socket = Self.unixSocket(at: logs + "/sock")  // as a running program leaves one
         defer { close(socket) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array((logs + "/sock").utf8).prefix($0.count - 1)) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        #expect(bound == 0, "a socket in the folder, as a running program leaves one")
         let folderPlan = try t.plan(jobs: #"{"id": "z", "archive": {"from": ["logs"], "to": "logs.tar"}}"#)
         #expect(await t.run(folderPlan).state("z") == .succeeded)
         #expect(try Self.tarNames(t.folder.path + "/logs.tar") == ["logs/a.log"])
@@ -314,9 +307,7 @@ struct ArchiveJobTests {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = byte }
-        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8).prefix($0.count - 1)) }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
