@@ -18,6 +18,7 @@ extension EasyTransfer {
     static let headerCallback: curl_write_callback = { data, size, count, context in
         guard let data, let context else { return 0 }
         let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
+        transfer.headerBytes += Int64(size * count)
         transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
         return size * count
     }
@@ -45,13 +46,19 @@ extension EasyTransfer {
             transfer.progress.update(done: Int64(downloaded), expected: downloadTotal > 0 ? Int64(downloadTotal) : nil)
         }
         // A failure recorded outside a callback (see `TransferEngine+Bandwidth`) ends the transfer here.
-        return transfer.localFailure != nil || transfer.checkStall(moved: Int64(downloaded) + Int64(uploaded)) ? 1 : 0
+        if transfer.localFailure != nil { return 1 }
+        let moved = Int64(downloaded) + Int64(uploaded) + transfer.headerBytes
+        return transfer.checkStall(moved: moved, bodySent: uploadTotal > 0 && uploaded >= uploadTotal) ? 1 : 0
     }
 
-    /// True (abort) when no byte has moved for the stall timeout. Time paused for the
-    /// bandwidth cap is not a stall.
-    func checkStall(moved: Int64) -> Bool {
-        guard let limit = stallLimit else { return false }
+    /// True (abort) when no byte has moved for the stall timeout, or, once an upload's body
+    /// is all sent (`bodySent`) and no byte of answer has come, for the answer timeout: a
+    /// server may take its time to store or hash what it received, and giving up there
+    /// would send the whole body again. Time paused for the bandwidth cap is not a stall.
+    func checkStall(moved: Int64, bodySent: Bool) -> Bool {
+        if bodySent, headerBytesWhenSent == nil { headerBytesWhenSent = headerBytes }
+        let awaitingAnswer = answerLimit != nil && headerBytesWhenSent == headerBytes
+        guard let limit = awaitingAnswer ? answerLimit : stallLimit else { return false }
         let nanos = TokenBucket.now()
         if moved != lastMovedBytes || gate?.heldSince != nil {
             lastMovedBytes = moved
@@ -59,8 +66,11 @@ extension EasyTransfer {
             return false
         }
         guard nanos - lastMovedAt > limit else { return false }
-        localFailure = TransferError(kind: .transient, code: TransferError.stalled,
-                                     message: "no data moved for \(limit / 1_000_000_000) s (the stall timeout)")
+        let seconds = limit / 1_000_000_000
+        localFailure = awaitingAnswer
+            ? TransferError(kind: .transient, code: TransferError.unanswered,
+                            message: "the whole body was sent, then no answer came for \(seconds) s (the answer timeout)")
+            : TransferError(kind: .transient, code: TransferError.stalled, message: "no data moved for \(seconds) s (the stall timeout)")
         return true
     }
 

@@ -76,9 +76,15 @@ final class EasyTransfer: @unchecked Sendable {
     /// (monotonic nanoseconds).
     var lastMovedBytes: Int64 = -1
     var lastMovedAt: UInt64 = 0
-    lazy var stallLimit: UInt64? = request.options.stallTimeout.map {
-        UInt64($0.components.seconds) * 1_000_000_000 + UInt64($0.components.attoseconds / 1_000_000_000)
-    }
+    lazy var stallLimit: UInt64? = request.options.stallTimeout.map(Self.nanoseconds)
+    /// Uploads: the wait for an answer after the body's last byte (see `checkStall`).
+    lazy var answerLimit: UInt64? = request.options.answerTimeout.map(Self.nanoseconds)
+    /// Response header bytes received so far (every protocol's replies): they count as
+    /// bytes moving, and tell when an answer has begun.
+    var headerBytes: Int64 = 0
+    /// Uploads: `headerBytes` when the body's last byte was seen sent; nil before. While
+    /// no header byte has come since, the transfer waits for its answer.
+    var headerBytesWhenSent: Int64?
 
     init(id: UInt64, request: TransferRequest, progress: TransferProgress,
          continuation: CheckedContinuation<Result<TransferOutcome, TransferError>, Never>) {
@@ -93,6 +99,10 @@ final class EasyTransfer: @unchecked Sendable {
     }
 
     var isHTTP: Bool { scheme == "http" || scheme == "https" }
+
+    static func nanoseconds(_ d: Duration) -> UInt64 {
+        UInt64(d.components.seconds) * 1_000_000_000 + UInt64(d.components.attoseconds / 1_000_000_000)
+    }
 
     /// A URL's scheme, lower-case: the text before the first colon.
     static func scheme(of url: String) -> String {

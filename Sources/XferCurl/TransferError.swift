@@ -73,6 +73,10 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     /// The code of a transfer that moved no byte for the stall timeout.
     public static let stalled = "stalled"
 
+    /// The code of an upload whose body was all sent, then left without an answer for the
+    /// answer timeout. The server has the request, so a POST is not sent again.
+    public static let unanswered = "unanswered"
+
     /// Codes of a transfer its host left unanswered until a timeout ran out. Taken with no
     /// byte moved and no status, they count toward giving the host up for the rest of a run
     /// (`UnansweredHosts`, in the run's scheduler). Failures that come fast are not among

@@ -128,6 +128,10 @@ public struct TransferRequest: Sendable {
         public var totalTimeout: Duration?
         /// No byte moving for this long fails the attempt as stalled (resolution: 1 s).
         public var stallTimeout: Duration?
+        /// Uploads: once the body's last byte is sent, the wait for the server's first byte
+        /// of answer counts against this instead of `stallTimeout` (resolution: 1 s); nil:
+        /// against `stallTimeout` too. A server may store or hash an upload before answering.
+        public var answerTimeout: Duration?
         public var maxRedirects: Int
         /// Allows following an https URL to an http one (refused by default).
         public var allowInsecureRedirects: Bool

@@ -20,6 +20,9 @@ public enum Fault: Sendable, Equatable {
     /// Answer a Range request with 206 and the whole body, labelled `bytes 0-…` (a proxy
     /// that mishandles ranges).
     case misplacedRange
+    /// Read the whole request, then wait this long before answering as usual (a server
+    /// that stores or hashes an upload before it answers).
+    case delayAnswer(seconds: Double)
     /// Replace the file's content (new ETag and Last-Modified) before answering.
     case changeContent([UInt8])
 }

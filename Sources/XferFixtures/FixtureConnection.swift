@@ -86,6 +86,10 @@ struct FixtureConnection {
             return true
         }
         var fault = state.nextFault(for: path)
+        if case .delayAnswer(let seconds) = fault {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            fault = nil
+        }
         if case .changeContent(let bytes) = fault {
             let name = FixtureRoutes.fileName(path)
             state.contents.withLock { c in

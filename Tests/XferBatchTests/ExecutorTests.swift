@@ -516,6 +516,7 @@ struct ExecutorTests {
         (TransferError(kind: .transient, code: "stalled", message: "no data moved for 30 s (the stall timeout)"), false, 1),
         (TransferError(kind: .transient, code: "HTTP 502", message: "bad gateway", httpStatus: 502), false, 1),
         (TransferError(kind: .transient, code: "stalled", message: "no data moved for 30 s (the stall timeout)"), true, 2),
+        (TransferError(kind: .transient, code: "unanswered", message: "the whole body was sent, then no answer came for 300 s (the answer timeout)"), false, 1),
         (TransferError(kind: .transient, code: "CURLE_COULDNT_CONNECT", message: "Failed to connect to x.org port 443 after 1 ms: Couldn't connect to server"), false, 2),
         (TransferError(kind: .transient, code: "HTTP 503", message: "unavailable", httpStatus: 503), false, 2),
     ])
@@ -545,6 +546,33 @@ struct ExecutorTests {
             try t.plan(jobs: #"{"id": "u", "upload": {"url": "https://x.org/f", "from": "f.txt", "idempotent": true}}"#)
         }
         #expect(error?.description.contains(#"jobs[0].upload.idempotent: "idempotent" is for a POST: a PUT replaces what it sent and is retried anyway"#) == true,
+                "\(error.map { "\($0)" } ?? "")")
+    }
+
+    /// An upload's wait for its answer, once the body is sent, has a timeout of its own
+    /// (a server may store or hash the body first); a download's wait is a stall.
+    @Test func anUploadWaitsForItsAnswerByTheAnswerTimeoutADownloadHasNone() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let source = t.folder.appendingPathComponent("f.txt").path
+        #expect(FileManager.default.createFile(atPath: source, contents: Data("x".utf8)))
+        t.transport.script("https://x.org/put", [.body(Array("ok".utf8))])
+        t.transport.script("https://x.org/get", [.body(Array("ok".utf8))])
+        let jobs = #"{"id": "u", "upload": {"url": "https://x.org/put", "from": "\#(source)"}}, "# + E.download("d", "https://x.org/get")
+        _ = await t.run(try t.plan(jobs: jobs, defaults: #"{"timeouts": {"stall": "20s", "answer": "7m"}}"#))
+        let put = try #require(t.transport.requests.first { $0.url.hasSuffix("/put") })
+        let get = try #require(t.transport.requests.first { $0.url.hasSuffix("/get") })
+        #expect(put.options.answerTimeout == .seconds(420) && put.options.stallTimeout == .seconds(20))
+        #expect(get.options.answerTimeout == nil && get.options.stallTimeout == .seconds(20))
+    }
+
+    @Test func anAnswerTimeoutIsForUploads() throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let error = #expect(throws: ManifestError.self) {
+            try t.plan(jobs: E.download("d", "https://x.org/get", inner: #", "timeouts": {"answer": "10m"}"#))
+        }
+        #expect(error?.description.contains(#"jobs[0].download.timeouts.answer: "answer" is for uploads"#) == true,
                 "\(error.map { "\($0)" } ?? "")")
     }
 

@@ -153,6 +153,47 @@ struct UploadTests {
         }
     }
 
+    /// A server may store or hash an upload before it answers. That wait counts against the
+    /// answer timeout, not the stall timeout: given up on, the whole body would be sent again.
+    @Test(arguments: [false, true])
+    func anUploadsServerMayTakeLongerThanTheStallTimeoutToAnswer(multipart: Bool) async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(300_000)
+            let path = t.write("stored.bin", content)
+            let target = multipart ? "/forms/upload" : "/uploads/stored.bin"
+            t.server.script(target, [.delayAnswer(seconds: 2.5)])
+            var request = TransferRequest(url: t.url(target), method: multipart ? .post : .put,
+                                          body: multipart ? .multipart(fields: [("a", "1")], files: [.init(field: "f", path: path)])
+                                                          : .file(path: path, contentType: nil))
+            request.options.stallTimeout = .seconds(1)
+            request.options.answerTimeout = .seconds(10)
+            let outcome = try await t.engine.perform(request, progress: TransferProgress())
+            #expect(outcome.status == 201)
+            #expect(t.server.uploads.count == 1)
+        }
+    }
+
+    /// Past the answer timeout the attempt fails as `unanswered`, counted from the body's
+    /// last byte (here well before the stall timeout would have run out).
+    @Test func anUploadLeftUnansweredForTheAnswerTimeoutFailsAsUnanswered() async throws {
+        try await EngineTesting.with { t in
+            let path = t.write("ignored.bin", EngineTesting.bytes(100_000))
+            t.server.script("/uploads/ignored.bin", [.delayAnswer(seconds: 30)])
+            var request = TransferRequest(url: t.url("/uploads/ignored.bin"), method: .put, body: .file(path: path, contentType: nil))
+            request.options.stallTimeout = .seconds(20)
+            request.options.answerTimeout = .seconds(1)
+            let started = ContinuousClock.now
+            await #expect {
+                _ = try await t.engine.perform(request, progress: TransferProgress())
+            } throws: {
+                let error = $0 as? TransferError
+                return error?.code == TransferError.unanswered && error?.kind == .transient
+                    && error?.message == "the whole body was sent, then no answer came for 1 s (the answer timeout)"
+            }
+            #expect(ContinuousClock.now - started < .seconds(15), "the stall timeout did not decide")
+        }
+    }
+
     @Test func aMissingUploadSourceIsALocalError() async throws {
         try await EngineTesting.with { t in
             await #expect {

@@ -7,6 +7,7 @@ extension JobRunner {
         var request = try self.request(u.url, t)
         request.method = u.method == .post ? .post : .put
         request.options.createMissingDirectories = u.createMissingDirectories
+        request.options.answerTimeout = t.answerTimeout
         let sources: [String]
         switch u.body {
         case .file(let path):

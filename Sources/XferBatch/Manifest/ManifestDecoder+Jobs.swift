@@ -83,6 +83,14 @@ extension ManifestDecoder {
         let size = field(m, "size") { self.size($0) }
         let refresh = field(m, "refresh") { oneOf($0, RefreshMode.self) } ?? .never
         let transfer = decodeTransferSettings(m)
+        if transfer.timeouts.answer != nil, let timeouts = m["timeouts"]?.value {
+            within("timeouts") {
+                within("answer") {
+                    report("\"answer\" is for uploads (the wait for the server's answer after the last byte sent); a download's wait for its answer counts against \"stall\"",
+                           at: timeouts["answer"]?.offset ?? timeouts.offset)
+                }
+            }
+        }
         guard let url else { return nil }
         // Unless "to" is there but wrong (empty: reported already, one error per mistake).
         if url.scheme == "data", m["to"] == nil || to?.hasSuffix("/") == true {

@@ -1,7 +1,7 @@
 extension ManifestDecoder {
     static let transferKeys: KeySet = ["headers", "auth", "retry", "timeouts", "tls", "proxy", "sftp"]
     static let retryKeys: KeySet = ["attempts", "initialDelay", "maxDelay", "maxRetryAfter"]
-    static let timeoutKeys: KeySet = ["connect", "total", "stall"]
+    static let timeoutKeys: KeySet = ["connect", "total", "stall", "answer"]
     static let tlsKeys: KeySet = ["caFile", "insecure", "allowHttpRedirects", "explicitFTPS", "clientCert", "clientKey", "keyPassphraseEnv"]
     static let sftpKeys: KeySet = ["knownHosts", "privateKey", "passphraseEnv"]
     static let authKinds: KeySet = ["basic", "bearer", "netrc"]
@@ -157,7 +157,8 @@ extension ManifestDecoder {
         }
         return TimeoutSettings(connect: field(m, "connect") { positive($0) },
                                total: field(m, "total") { positive($0) },
-                               stall: field(m, "stall") { positive($0) })
+                               stall: field(m, "stall") { positive($0) },
+                               answer: field(m, "answer") { positive($0) })
     }
 
     /// RFC 9110 token characters.

@@ -21,7 +21,8 @@ extension TransferSettings {
         merged.timeouts = TimeoutSettings(
             connect: other.timeouts.connect ?? timeouts.connect,
             total: other.timeouts.total ?? timeouts.total,
-            stall: other.timeouts.stall ?? timeouts.stall)
+            stall: other.timeouts.stall ?? timeouts.stall,
+            answer: other.timeouts.answer ?? timeouts.answer)
         merged.tls = TLSSettings(caFile: other.tls.caFile ?? tls.caFile, insecure: other.tls.insecure ?? tls.insecure,
                                  allowHttpRedirects: other.tls.allowHttpRedirects ?? tls.allowHttpRedirects,
                                  explicitFTPS: other.tls.explicitFTPS ?? tls.explicitFTPS,

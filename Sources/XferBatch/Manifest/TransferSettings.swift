@@ -75,6 +75,10 @@ public struct TimeoutSettings: Sendable, Equatable {
     public static let defaultConnect: Duration = .seconds(30)
     /// Default time without progress after which a transfer counts as stalled.
     public static let defaultStall: Duration = .seconds(60)
+    /// Default wait for the server's answer once an upload's last byte is sent: longer than
+    /// the stall timeout, because a server may store, hash or scan what it received before
+    /// it answers, and an upload given up on there is sent again whole.
+    public static let defaultAnswer: Duration = .seconds(300)
 
     /// Connection establishment.
     public var connect: Duration?
@@ -82,11 +86,15 @@ public struct TimeoutSettings: Sendable, Equatable {
     public var total: Duration?
     /// Longest time with no bytes moving.
     public var stall: Duration?
+    /// Uploads: longest wait for the server's answer after the body's last byte, which
+    /// counts against this instead of `stall`. A download's wait for its answer is a stall.
+    public var answer: Duration?
 
-    public init(connect: Duration? = nil, total: Duration? = nil, stall: Duration? = nil) {
+    public init(connect: Duration? = nil, total: Duration? = nil, stall: Duration? = nil, answer: Duration? = nil) {
         self.connect = connect
         self.total = total
         self.stall = stall
+        self.answer = answer
     }
 }
 

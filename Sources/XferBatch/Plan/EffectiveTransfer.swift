@@ -8,6 +8,8 @@ public struct EffectiveTransfer: Sendable, Equatable {
     /// nil: no limit on the whole transfer.
     public var totalTimeout: Duration?
     public var stallTimeout: Duration
+    /// Uploads only: the wait for the server's answer after the body's last byte.
+    public var answerTimeout: Duration
     /// Absolute path of a CA bundle, or nil for the system's.
     public var caFile: String?
     public var insecure: Bool
@@ -40,6 +42,7 @@ public struct EffectiveTransfer: Sendable, Equatable {
         connectTimeout = settings.timeouts.connect ?? TimeoutSettings.defaultConnect
         totalTimeout = settings.timeouts.total
         stallTimeout = settings.timeouts.stall ?? TimeoutSettings.defaultStall
+        answerTimeout = settings.timeouts.answer ?? TimeoutSettings.defaultAnswer
         caFile = file(settings.tls.caFile)
         insecure = settings.tls.insecure ?? false
         allowHttpRedirects = settings.tls.allowHttpRedirects ?? false

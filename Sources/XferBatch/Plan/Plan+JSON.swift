@@ -153,7 +153,9 @@ extension Plan {
             }
             if let t = job.transfer {
                 w.key("transfer")
-                w.raw(cache.bytes(for: t, pretty: w.isPretty, depth: w.depth))
+                var isUpload = false
+                if case .upload = job.action { isUpload = true }
+                w.raw(cache.bytes(for: t, upload: isUpload, pretty: w.isPretty, depth: w.depth))
             }
             if let action = forecast?.actions[job.index] {
                 w.key("run")
@@ -195,19 +197,20 @@ extension Plan {
 /// Most jobs share their effective settings (they come from `defaults`); rendering them
 /// once and reusing the bytes keeps planning 100,000 jobs fast.
 private struct TransferJSONCache {
-    private var last: (EffectiveTransfer, Int, [UInt8])?
+    private var last: (EffectiveTransfer, Bool, Int, [UInt8])?
 
-    mutating func bytes(for transfer: EffectiveTransfer, pretty: Bool, depth: Int) -> [UInt8] {
-        if let last, last.1 == depth, last.0 == transfer { return last.2 }
+    mutating func bytes(for transfer: EffectiveTransfer, upload: Bool, pretty: Bool, depth: Int) -> [UInt8] {
+        if let last, last.2 == depth, last.1 == upload, last.0 == transfer { return last.3 }
         var w = JSONWriter(pretty: pretty, capacity: 512, depth: depth)
-        transfer.writeJSON(to: &w)
-        last = (transfer, depth, w.bytes)
+        transfer.writeJSON(to: &w, upload: upload)
+        last = (transfer, upload, depth, w.bytes)
         return w.bytes
     }
 }
 
 extension EffectiveTransfer {
-    func writeJSON(to w: inout JSONWriter) {
+    /// `upload`: the answer timeout is shown, which only an upload has.
+    func writeJSON(to w: inout JSONWriter, upload: Bool) {
         w.object { w in
             w.key("headers")
             w.object { w in
@@ -246,6 +249,7 @@ extension EffectiveTransfer {
                 w.member("connect", DurationText.format(connectTimeout))
                 w.member("total", totalTimeout.map(DurationText.format))
                 w.member("stall", DurationText.format(stallTimeout))
+                if upload { w.member("answer", DurationText.format(answerTimeout)) }
             }
             w.key("tls")
             w.object { w in

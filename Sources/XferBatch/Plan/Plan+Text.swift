@@ -76,8 +76,11 @@ extension Plan {
         }
         if let t = job.transfer {
             var settings = Self.describe(t)
-            if case .upload(let u) = job.action, u.method == .post, !u.idempotent, u.url.scheme.hasPrefix("http") {
-                settings[0] += "; a POST is not sent again once it may have reached the server (unless \"idempotent\": true)"
+            if case .upload(let u) = job.action {
+                settings[1] += ", answer \(DurationText.format(t.answerTimeout))"
+                if u.method == .post, !u.idempotent, u.url.scheme.hasPrefix("http") {
+                    settings[0] += "; a POST is not sent again once it may have reached the server (unless \"idempotent\": true)"
+                }
             }
             lines.append(contentsOf: settings)
         }
