@@ -34,7 +34,7 @@ struct PlanCommand: AsyncParsableCommand {
         if let warning = OpenFileLimit.fit(&plan.limits, openFiles: OpenFileLimit.available()) {
             StandardStreams.writeError("xferbatch: warning: \(warning)\n")
         }
-        // A run creates its state folder first; one it cannot create stops it (exit 2).
+        // A run creates its state folder first; one it cannot create stops it (exit 4).
         if let refused = Folders.writeProblem(in: stateOptions.folder(for: plan)) {
             StandardStreams.writeError("xferbatch: warning: a run would stop at once: \(refused) (--state DIR keeps the state elsewhere)\n")
         }

@@ -28,7 +28,7 @@ struct StateOptions: ParsableArguments {
             return try PreloadedCheckpointStore(store, journal: journal(for: plan), readOnly: true, expectedJobs: plan.jobs.count)
         } catch {
             StandardStreams.writeError("xferbatch: \(error)\n")
-            throw ExitCode(ExitStatus.invalidInput.rawValue)
+            throw ExitCode(ExitStatus.stateUnusable.rawValue)
         }
     }
 
@@ -40,11 +40,11 @@ struct StateOptions: ParsableArguments {
             throw exit
         } catch {
             StandardStreams.writeError("xferbatch: \(error)\n")
-            throw ExitCode(ExitStatus.invalidInput.rawValue)
+            throw ExitCode(ExitStatus.stateUnusable.rawValue)
         }
     }
 
-    /// Opens the checkpoint store (exit 2 with the reason when it cannot be used).
+    /// Opens the checkpoint store (exit 4 with the reason when it cannot be used).
     func store(for plan: Plan) throws -> SQLiteCheckpointStore {
         do {
             let store = try SQLiteCheckpointStore(path: StateFolder(folder(for: plan)).database)
@@ -52,7 +52,7 @@ struct StateOptions: ParsableArguments {
             return store
         } catch {
             StandardStreams.writeError("xferbatch: \(error)\n")
-            throw ExitCode(ExitStatus.invalidInput.rawValue)
+            throw ExitCode(ExitStatus.stateUnusable.rawValue)
         }
     }
 
@@ -76,7 +76,7 @@ struct StateOptions: ParsableArguments {
             throw ExitCode(ExitStatus.locked.rawValue)
         } catch {
             StandardStreams.writeError("xferbatch: \(error)\n")
-            throw ExitCode(ExitStatus.invalidInput.rawValue)
+            throw ExitCode(ExitStatus.stateUnusable.rawValue)
         }
     }
 }

@@ -19,11 +19,16 @@ struct RunCommandTests {
     /// A 64 KiB tmpfs filled up by one file, `filler` (see `smallDisk`).
     static func fullDisk() -> SmallFilesystem? {
         guard let disk = smallDisk(bytes: 64 << 10) else { return nil }
+        fill(disk)
+        return disk
+    }
+
+    /// Takes what room is left on `disk` with one file, `filler`.
+    static func fill(_ disk: SmallFilesystem) {
         let filler = open(disk.path + "/filler", O_WRONLY | O_CREAT, 0o644)
         let block = [UInt8](repeating: 0, count: 4096)
         while write(filler, block, block.count) > 0 {}
         close(filler)
-        return disk
     }
 
     final class Scratch: @unchecked Sendable {

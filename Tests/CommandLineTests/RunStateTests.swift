@@ -301,13 +301,36 @@ struct RunStateTests {
         #expect(!result.stdout.contains("NSCocoaErrorDomain"))
     }
 
-    @Test func aStateFolderThatCannotBeCreatedExits2SayingWhyAndHowToMoveIt() async throws {
+    /// A run that could record nothing does not start: exit 4, naming the disk and its
+    /// room. Reading the state needs no room, so `status` still shows it.
+    @Test func aStateFolderOnAFullDiskStopsTheRunWithExit4WhileStatusStillReadsIt() async throws {
+        guard let disk = RunCommandTests.smallDisk(bytes: 256 << 10) else { return }
+        let scratch = try RunCommandTests.Scratch()
+        let state = disk.path + "/state"
+        func write(_ ids: [String]) throws {
+            let jobs = ids.map { #"{"id": "\#($0)", "download": {"url": "data:,\#($0)", "to": "\#($0).txt"}}"# }
+            try #"{"version": 1, "jobs": [\#(jobs.joined(separator: ", "))]}"#.write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        }
+        try write(["a"])
+        #expect(try await CommandRunner.run(["run", scratch.path("m.json"), "--state", state, "-q"]).status == 0)
+        RunCommandTests.fill(disk)
+        try write(["a", "b"])
+        let run = try await CommandRunner.run(["run", scratch.path("m.json"), "--state", state])
+        #expect(run.status == 4)
+        #expect(run.stderr == "xferbatch: cannot open the state database \(state)/checkpoints.sqlite: the disk is full (0 B free on the file system holding \(state)); free some space and run again\n")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("b.txt")), "nothing ran")
+        let status = try await CommandRunner.run(["status", scratch.path("m.json"), "--state", state])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.hasSuffix("1 done, 0 partial, 0 failed, 1 pending of 2 jobs\n"), "\(status.stdout)")
+    }
+
+    @Test func aStateFolderThatCannotBeCreatedExits4SayingWhyAndHowToMoveIt() async throws {
         let scratch = try RunCommandTests.Scratch()
         try #require(FileManager.default.createFile(atPath: scratch.path("blocker"), contents: Data("x".utf8)))
         try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "data:,a", "to": "a.txt"}}]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
         let result = try await CommandRunner.run(["run", scratch.path("m.json"), "--state", scratch.path("blocker/state")])
-        #expect(result.status == 2)
+        #expect(result.status == 4)
         #expect(result.stderr == "xferbatch: cannot create the folder \(scratch.path("blocker/state")): \(scratch.path("blocker")) is a file, not a folder (--state DIR keeps the state elsewhere)\n")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("a.txt")), "nothing ran")
     }

@@ -19,11 +19,13 @@ extension SQLiteCheckpointStore {
             do {
                 queue = try DatabaseQueue(path: path, configuration: config)
                 try check(queue, path)
-            } catch let error as DatabaseError where [.SQLITE_CANTOPEN, .SQLITE_READONLY].contains(error.resultCode) && !hasLog(path) {
+            } catch let error as DatabaseError
+                        where [.SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_FULL].contains(error.resultCode) && !hasLog(path) {
                 // A folder this process may not write in (another user's state, a read-only
-                // mount or cache): SQLite's read-only open of a write-ahead-logged database
-                // still creates the `-shm` file. With no log beside it, the database file
-                // alone holds every commit, and is read as immutable: no lock, no file made.
+                // mount or cache), or a full disk (an I/O error to SQLite): SQLite's
+                // read-only open of a write-ahead-logged database still creates the `-shm`
+                // file. With no log beside it, the database file alone holds every commit,
+                // and is read as immutable: no lock, no file made.
                 queue = try DatabaseQueue(path: "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path) + "?immutable=1",
                                           configuration: config)
                 try check(queue, path)
@@ -47,7 +49,7 @@ extension SQLiteCheckpointStore {
                 throw CheckpointError("cannot read the state database \(path): \(error)")
             }
         } catch {
-            throw CheckpointError("cannot read the state database \(path): \(error)")
+            throw CheckpointError("cannot read the state database \(path): \(explain(error, path))")
         }
     }
 

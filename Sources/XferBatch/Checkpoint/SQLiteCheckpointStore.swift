@@ -30,7 +30,7 @@ public final class SQLiteCheckpointStore: CheckpointStore {
         } catch where !Self.isCorruption(error) {
             // Busy past the timeout, read-only, full disk...: the store may be fine, and
             // moving it aside would throw away another process's good state.
-            throw CheckpointError("cannot open the state database \(path): \(error)")
+            throw CheckpointError("cannot open the state database \(path): \(Self.explain(error, path))")
         } catch {
             // Unreadable: keep it for inspection, start a new one, and re-verify outputs.
             let aside = path + Self.corruptInfix + "\(Int(Date().timeIntervalSince1970))"
@@ -40,7 +40,7 @@ public final class SQLiteCheckpointStore: CheckpointStore {
             do {
                 queue = try Self.open(path, busyTimeout: busyTimeout)
             } catch {
-                throw CheckpointError("cannot create the state database \(path): \(error)")
+                throw CheckpointError("cannot create the state database \(path): \(Self.explain(error, path))")
             }
         }
         self.init(path: path, queue: queue, warning: warning)
@@ -90,6 +90,22 @@ public final class SQLiteCheckpointStore: CheckpointStore {
             throw CheckpointError("the state database \(path) was written by a newer xferbatch; use that version, or remove the state folder (xferbatch clean)")
         }
     }
+
+    /// SQLite's words for `error`, and for a full disk what to do: "database or disk is full"
+    /// alone leaves the reader to find out which disk, and that the store itself is fine.
+    static func explain(_ error: any Error, _ path: String) -> String {
+        guard let error = error as? DatabaseError, [.SQLITE_FULL, .SQLITE_IOERR].contains(error.resultCode) else { return "\(error)" }
+        let folder = PathText.parent(path)
+        let free = DiskSpace.free(at: folder)
+        // Opening a store whose `-shm` file cannot be made is an I/O error to SQLite: with
+        // less room than that file's 32 KiB, that is why.
+        if error.resultCode == .SQLITE_IOERR, (free ?? 0) >= Self.sharedMemoryFileSize { return "\(error)" }
+        let shown = free.map { "\(ByteSize.format($0)) free" } ?? "free space unknown"
+        return "the disk is full (\(shown) on the file system holding \(folder)); free some space and run again"
+    }
+
+    /// The size of SQLite's `-shm` file beside a write-ahead-logged database, in bytes.
+    static let sharedMemoryFileSize: Int64 = 32 * 1024
 
     /// Whether an error opening the store means the file is damaged (not busy, not missing).
     static func isCorruption(_ error: any Error) -> Bool {
@@ -210,7 +226,7 @@ public final class SQLiteCheckpointStore: CheckpointStore {
         do {
             return try body()
         } catch {
-            throw CheckpointError("state database \(path): \(error)")
+            throw CheckpointError("state database \(path): \(Self.explain(error, path))")
         }
     }
 }
