@@ -26,7 +26,9 @@ struct CleanCommand: AsyncParsableCommand {
             return
         }
         let lock = try await stateOptions.lock(for: plan)
-        let removed = Cleanup.remove(for: plan, recorded: try stateOptions.store(for: plan).all(), outputs: outputs)
+        // Read only, with what a killed run's journal proves finished: cleaning up is what
+        // a full disk needs, where the store cannot be opened for writing.
+        let removed = Cleanup.remove(for: plan, recorded: try stateOptions.existingStore(for: plan).all(), outputs: outputs)
         do {
             // Removed while the lock is held, so that no run starts in a folder being deleted.
             try withExtendedLifetime(lock) { () throws(StateFolder.RemovalError) in try StateFolder(folder).remove() }

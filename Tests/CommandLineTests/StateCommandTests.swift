@@ -99,6 +99,21 @@ struct StateCommandTests {
         #expect(plan.stdout.contains("run: up to date (out/small.txt): nothing to transfer"), "\(plan.stdout)\(plan.stderr)")
     }
 
+    /// `clean` is what a full disk calls for: it reads the store without writing to it,
+    /// where opening it for writing needs room.
+    @Test func cleanEmptiesAStateFolderOnAFullDisk() async throws {
+        guard let disk = RunCommandTests.smallDisk(bytes: 256 << 10) else { return }
+        let scratch = try RunCommandTests.Scratch()
+        try Self.manifest(scratch, jobs: [Self.smallJob])
+        let state = disk.path + "/state"
+        #expect(try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--state", state]).status == 0)
+        RunCommandTests.fill(disk)
+        let clean = try await CommandRunner.run(["clean", scratch.path("m.json"), "--state", state, "--outputs"])
+        #expect(clean.status == 0, "\(clean.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: state))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/small.txt")), "the recorded output went too")
+    }
+
     /// The length the server announces is checked against the manifest's `size` before the
     /// body: one request, nothing written, no retry (each would fetch the same file whole).
     @Test func aLengthThatIsNotTheManifestsSizeFailsBeforeTheBody() async throws {
