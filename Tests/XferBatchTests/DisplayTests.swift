@@ -143,6 +143,24 @@ struct DisplayTests {
         #expect([TerminalDisplay.eta(seconds: 45), TerminalDisplay.eta(seconds: 725), TerminalDisplay.eta(seconds: 4094)] == ["45s", "12m05s", "1h08m"])
     }
 
+    /// An upload all sent waits for the server's answer, which may take minutes (the answer
+    /// timeout): its line says so, where a speed falling to 0 with "ETA 0s" read as a hang.
+    @Test func anUploadAllSentSaysItWaitsForTheAnswer() {
+        let screen = Screen()
+        let board = ProgressBoard()
+        for (id, sends) in [("publish", true), ("fetch", false)] {
+            let progress = TransferProgress()
+            progress.update(done: 4 << 20, expected: 4 << 20)
+            board.register(id, progress, sends: sends, at: .zero)
+        }
+        let display = TerminalDisplay(board: board, clock: VirtualClock(), width: { 100 }, color: false, write: screen.write)
+        display.handle(.runStarted(jobs: 2, name: nil))
+        display.redraw()
+        let lines = screen.text.withLock { $0 }.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("publish ") && $0.hasSuffix("]  4 MiB/4 MiB  sent, waiting for the answer") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("fetch ") && $0.hasSuffix("]  4 MiB/4 MiB  0 B/s") }, "a download says nothing of the kind: \(lines)")
+    }
+
     /// Data that arrives in bursts (2 MiB each second, as from a server that sends in bursts) is
     /// shown at its steady speed: an average of each redraw's instant speed swung from an
     /// eighth of it to three times it (0.25 to 6.2 MiB/s), and the time left with it.

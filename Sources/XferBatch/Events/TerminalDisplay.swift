@@ -113,6 +113,9 @@ public final class TerminalDisplay: EventSink {
         if let total = entry.bytesExpected, total > 0 {
             sizes += "/" + ByteSize.format(total)
             fraction = min(1, Double(entry.bytesDone) / Double(total))
+            // All sent, the server may take minutes to store or check it (the answer
+            // timeout): a speed falling to 0 with "ETA 0s" read as a hang.
+            if entry.sends, entry.bytesDone >= total { return (fraction, "  \(sizes)  sent, waiting for the answer") }
             if rate > 0 { eta = "  ETA " + Self.eta(seconds: Int64((Double(total - entry.bytesDone) / rate).rounded())) }
         }
         return (fraction, "  \(sizes)  \(ByteSize.format(Int64(rate)))/s\(eta)")

@@ -185,7 +185,7 @@ public final class Executor: Sendable {
             events.handle(.jobStarted(id: job.id, attempt: number, source: source, destination: destination, resumeFrom: offset))
         }
         let counters = TransferProgress()
-        progress.register(job.id, counters, at: clock.now())
+        progress.register(job.id, counters, sends: job.kind == .upload, at: clock.now())
         let result = await runner.attempt(job, progress: counters, began: announce)
         let moved = if case .failure = result { counters.bytesDone } else { Int64(0) }
         progress.unregister(job.id, failedAfter: moved)

@@ -13,6 +13,8 @@ public final class ProgressBoard: Sendable {
         public var startedAt: Duration
         public var bytesDone: Int64
         public var bytesExpected: Int64?
+        /// An upload: its bytes go out, and once all are sent it waits for the answer.
+        public var sends = false
     }
 
     /// The transfers under way, ordered by start, and the bytes moved by attempts that are
@@ -23,7 +25,7 @@ public final class ProgressBoard: Sendable {
     }
 
     private struct State {
-        var active: [String: (TransferProgress, Duration)] = [:]
+        var active: [String: (progress: TransferProgress, since: Duration, sends: Bool)] = [:]
         var failedAttemptBytes: Int64 = 0
     }
 
@@ -31,8 +33,9 @@ public final class ProgressBoard: Sendable {
 
     public init() {}
 
-    func register(_ id: String, _ progress: TransferProgress, at now: Duration) {
-        state.withLock { $0.active[id] = (progress, now) }
+    /// `sends`: the transfer is an upload.
+    func register(_ id: String, _ progress: TransferProgress, sends: Bool = false, at now: Duration) {
+        state.withLock { $0.active[id] = (progress, now, sends) }
     }
 
     /// The attempt ended; `failedAfter`: the bytes it moved, when it failed.
@@ -47,7 +50,9 @@ public final class ProgressBoard: Sendable {
     /// between two reads is counted once, never twice or not at all.
     public func snapshot() -> Snapshot {
         let (entries, failed) = state.withLock { s in
-            (s.active.map { Entry(id: $0.key, startedAt: $0.value.1, bytesDone: $0.value.0.bytesDone, bytesExpected: $0.value.0.bytesExpected) },
+            (s.active.map { id, a in
+                Entry(id: id, startedAt: a.since, bytesDone: a.progress.bytesDone, bytesExpected: a.progress.bytesExpected, sends: a.sends)
+             },
              s.failedAttemptBytes)
         }
         let sorted = entries.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
