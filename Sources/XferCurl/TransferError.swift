@@ -74,7 +74,8 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     public static let stalled = "stalled"
 
     /// The code of an upload whose body was all sent, then left without an answer for the
-    /// answer timeout. The server has the request, so a POST is not sent again.
+    /// answer timeout. The server has the request, so a POST is not sent again. It counts
+    /// toward giving the host up whatever bytes were sent (see `UnansweredHosts`).
     public static let unanswered = "unanswered"
 
     /// Codes of a transfer its host left unanswered until a timeout ran out. Taken with no

@@ -48,6 +48,14 @@ struct UnansweredHostsTests {
         #expect(verdicts == [false, false, false, false])
     }
 
+    /// An upload sent whole and left without an answer had nothing from the host: the
+    /// bytes it moved were its own.
+    @Test func uploadsSentWholeAndLeftUnansweredCount() {
+        var hosts = UnansweredHosts(jobs: 3)
+        let unanswered = JobFailure(kind: .transient, code: "unanswered", message: "no answer came for 300 s (the answer timeout)")
+        #expect(Self.fail(&hosts, [(0, unanswered, 1 << 20), (1, unanswered, 1 << 20), (2, unanswered, 1 << 20)]) == [false, false, true])
+    }
+
     /// A full disk or an interrupt is no news of the host: the count neither grows nor starts again.
     @Test func failuresOfOurOwnSayNothingOfTheHost() {
         var hosts = UnansweredHosts(jobs: 4)

@@ -33,9 +33,11 @@ struct UnansweredHosts {
     }
 
     /// Whether a failed attempt waited out a timeout with nothing from its host (see
-    /// `TransferError.noAnswerInTime`).
+    /// `TransferError.noAnswerInTime`). An upload's bytes are ours: one sent whole and
+    /// left without an answer (`TransferError.unanswered`) had nothing from the host either.
     static func isUnanswered(_ failure: JobFailure, moved: Int64) -> Bool {
-        moved == 0 && failure.httpStatus == nil && TransferError.noAnswerInTime.contains(failure.code)
+        guard failure.httpStatus == nil else { return false }
+        return failure.code == TransferError.unanswered || moved == 0 && TransferError.noAnswerInTime.contains(failure.code)
     }
 
     /// Records whether host `h` answered job `j`'s attempt. An interrupt, a local failure (a
