@@ -32,7 +32,9 @@ public final class FixtureServer: Sendable {
                     return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(wrappingChannelSynchronously: child)
                 }
             }
-        let acceptor = Task<Void, Never> {
+        // The acceptor and each connection's task (children of its group) prefer it.
+        let executor = EventLoopTaskExecutor(server.channel.eventLoop)
+        let acceptor = Task<Void, Never>(executorPreference: executor) {
             _ = try? await server.executeThenClose { connections in
                 await withDiscardingTaskGroup { group in
                     do {

@@ -153,9 +153,7 @@ extension Plan {
             }
             if let t = job.transfer {
                 w.key("transfer")
-                var isUpload = false
-                if case .upload = job.action { isUpload = true }
-                w.raw(cache.bytes(for: t, upload: isUpload, pretty: w.isPretty, depth: w.depth))
+                w.raw(cache.bytes(for: t, upload: job.kind == .upload, pretty: w.isPretty, depth: w.depth))
             }
             if let action = forecast?.actions[job.index] {
                 w.key("run")
