@@ -34,8 +34,8 @@ struct PlanCommand: AsyncParsableCommand {
         if let warning = OpenFileLimit.fit(&plan.limits, openFiles: OpenFileLimit.available()) {
             StandardStreams.writeError("xferbatch: warning: \(warning)\n")
         }
-        // A run creates its state folder first; one it cannot create stops it (exit 4).
-        if let refused = Folders.writeProblem(in: stateOptions.folder(for: plan)) {
+        // A run opens its state folder first; one it cannot create or use stops it (exit 4).
+        if let refused = StateFolder(stateOptions.folder(for: plan)).startProblem() {
             StandardStreams.writeError("xferbatch: warning: a run would stop at once: \(refused) (--state DIR keeps the state elsewhere)\n")
         }
         // What a run would do: read from the state folder, if there is one (nothing is created).

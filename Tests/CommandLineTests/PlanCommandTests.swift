@@ -88,6 +88,19 @@ struct PlanCommandTests {
         #expect(result.stderr == "xferbatch: warning: a run would stop at once: cannot create the folder \(disk.path)/state: \(disk.path): \(readOnly) (--state DIR keeps the state elsewhere)\n")
     }
 
+    /// A state folder on a full disk is the stop it would be for a run (exit 4), while
+    /// `plan` reads it as usual.
+    @Test func aStateFolderOnAFullDiskIsShownBeforeTheRun() async throws {
+        guard let disk = RunCommandTests.fullDisk() else { return }
+        let scratch = try RunCommandTests.Scratch()
+        try #"{"version": 1, "jobs": [{"id": "a", "download": {"url": "https://x.org/a", "to": "a.bin"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["plan", scratch.path("m.json"), "--state", disk.path + "/state"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("run: download\n"))
+        #expect(result.stderr == "xferbatch: warning: a run would stop at once: the disk is full (0 B free on the file system holding \(disk.path)/state) (--state DIR keeps the state elsewhere)\n")
+    }
+
     /// The sizes the manifest does not give, asked with HEAD requests, enter the disk check;
     /// the credentials are the run's, and nothing is downloaded or written.
     @Test func probeAsksTheServersForTheSizesTheManifestDoesNotGive() async throws {

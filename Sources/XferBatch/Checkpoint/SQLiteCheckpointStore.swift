@@ -100,8 +100,12 @@ public final class SQLiteCheckpointStore: CheckpointStore {
         // Opening a store whose `-shm` file cannot be made is an I/O error to SQLite: with
         // less room than that file's 32 KiB, that is why.
         if error.resultCode == .SQLITE_IOERR, (free ?? 0) >= Self.sharedMemoryFileSize { return "\(error)" }
-        let shown = free.map { "\(ByteSize.format($0)) free" } ?? "free space unknown"
-        return "the disk is full (\(shown) on the file system holding \(folder)); free some space and run again"
+        return fullDisk(free: free, holding: folder) + "; free some space and run again"
+    }
+
+    /// "the disk is full (0 B free on the file system holding `folder`)".
+    static func fullDisk(free: Int64?, holding folder: String) -> String {
+        "the disk is full (\(free.map { "\(ByteSize.format($0)) free" } ?? "free space unknown") on the file system holding \(folder))"
     }
 
     /// The size of SQLite's `-shm` file beside a write-ahead-logged database, in bytes.

@@ -22,6 +22,17 @@ public struct StateFolder: Sendable, Equatable {
     /// The lock file (`RunLock`).
     public var lock: String { path + "/lock" }
 
+    /// Why a run could not start with this folder, or nil: it cannot be created or written
+    /// in, or its disk has less room than SQLite needs to open the store. `plan` warns with
+    /// it, so that a cron job's dry run finds what would stop the night's run.
+    public func startProblem() -> String? {
+        if let refused = Folders.writeProblem(in: path) { return "\(refused)" }
+        if let free = DiskSpace.free(at: path), free < SQLiteCheckpointStore.sharedMemoryFileSize {
+            return SQLiteCheckpointStore.fullDisk(free: free, holding: path)
+        }
+        return nil
+    }
+
     static let databaseName = "checkpoints.sqlite"
     static let journalName = "done.journal"
 
