@@ -38,18 +38,14 @@ struct ResetCommand: AsyncParsableCommand {
             }
         }
         let lock = try await stateOptions.lock(for: plan)
-        let store = try stateOptions.writableStore(for: plan)
+        let recorded = try stateOptions.existingStore(for: plan)
         var ids = all ? plan.jobs.map(\.id) : jobs
         if stale {
             let named = Set(ids)
-            ids += try StaleRecord.all(plan: plan, store: store).map(\.id).filter { !named.contains($0) }
+            ids += try StaleRecord.all(plan: plan, store: recorded).map(\.id).filter { !named.contains($0) }
         }
-        var removed = 0
-        for id in ids {
-            if let partial = try store.load(id)?.partialPath, unlink(partial) == 0 { removed += 1 }
-        }
-        try store.remove(ids)
-        StandardStreams.write("reset \(ids.count) job\(ids.count == 1 ? "" : "s"); deleted \(removed) partial file\(removed == 1 ? "" : "s")\n")
+        let reset = try Reset.run(ids, recorded: recorded) { try stateOptions.writableStore(for: plan) }
+        StandardStreams.write(reset.text)
         withExtendedLifetime(lock) {}
     }
 }

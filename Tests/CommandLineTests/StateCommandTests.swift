@@ -114,6 +114,29 @@ struct StateCommandTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.path("out/small.txt")), "the recorded output went too")
     }
 
+    /// A full disk is often full of partials: `reset` deletes the job's before it opens the
+    /// store for writing, which needs room, and then forgets the job.
+    @Test func resetOnAFullDiskDeletesThePartialFirst() async throws {
+        guard let disk = RunCommandTests.smallDisk(bytes: 4 << 20) else { return }
+        let server = try await FixtureServer.start()
+        server.addFile("big.bin", [UInt8](repeating: 9, count: 2 << 20))
+        server.script("/files/big.bin", [.closeAfter(bytes: 300_000)])
+        let manifest = disk.path + "/m.json"
+        try #"{"version": 1, "outputDir": "out", "jobs": [\#(Self.bigJob(server, to: "big.bin"))]}"#
+            .write(toFile: manifest, atomically: true, encoding: .utf8)
+        #expect(try await CommandRunner.run(["run", manifest, "-q"]).status == 1)
+        await server.stop()
+        let partial = disk.path + "/out/big.bin.xferpart"
+        #expect(FileManager.default.fileExists(atPath: partial))
+        RunCommandTests.fill(disk)
+        let reset = try await CommandRunner.run(["reset", manifest, "big"])
+        #expect(reset.status == 0, "\(reset.stderr)")
+        #expect(reset.stdout == "reset 1 job; deleted 1 partial file\n")
+        #expect(!FileManager.default.fileExists(atPath: partial))
+        let status = try await CommandRunner.run(["status", manifest])
+        #expect(status.stdout.hasSuffix("0 done, 0 partial, 0 failed, 1 pending of 1 jobs\n"), "\(status.stdout)")
+    }
+
     /// The length the server announces is checked against the manifest's `size` before the
     /// body: one request, nothing written, no retry (each would fetch the same file whole).
     @Test func aLengthThatIsNotTheManifestsSizeFailsBeforeTheBody() async throws {
