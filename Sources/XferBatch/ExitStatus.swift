@@ -2,8 +2,8 @@
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Every job succeeded or was up to date.
     case success = 0
-    /// At least one job failed or was skipped, or a report could not be written (`clean`:
-    /// the state folder was not removed).
+    /// At least one job failed or was skipped, or a report or the events could not be
+    /// written whole (`clean`: the state folder was not removed).
     case jobsFailed = 1
     /// The manifest or the command line is invalid.
     case invalidInput = 2
@@ -24,8 +24,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     public static let helpText = """
         Exit codes:
           0    every job succeeded or was up to date
-          1    a job failed or was skipped, or a report could not be written
-               (clean: the state folder was kept)
+          1    a job failed or was skipped, or a report or the events could not
+               be written whole (clean: the state folder was kept)
           2    invalid manifest or usage
           3    another run holds the lock on the state folder
           4    the state folder cannot be used (created, locked, read or

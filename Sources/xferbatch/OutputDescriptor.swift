@@ -28,6 +28,9 @@ final class OutputDescriptor: Sendable {
         return fd < 0 ? nil : OutputDescriptor(fd, onFailure: onFailure)
     }
 
+    /// Whether a write failed (and later ones were dropped).
+    var failed: Bool { gone.load(ordering: .relaxed) }
+
     func write(_ bytes: UnsafeRawBufferPointer) {
         guard !gone.load(ordering: .relaxed), var next = bytes.baseAddress else { return }
         var left = bytes.count

@@ -127,12 +127,14 @@ struct RunCommand: AsyncParsableCommand {
         } else if !quiet {
             sinks.append(PlainTextEventSink(clock: clock) { StandardStreams.writeError($0) })
         }
+        var eventsFile: JSONLinesFile?
         if let events {
-            guard let sink = JSONLinesFile.open(events) else {
+            guard let file = JSONLinesFile.open(events) else {
                 StandardStreams.writeError("xferbatch: cannot write events to \(events): \(String(cString: strerror(errno)))\n")
                 throw ExitCode(ExitStatus.invalidInput.rawValue)
             }
-            sinks.append(JSONLinesEventSink(clock: clock, write: sink))
+            eventsFile = file
+            sinks.append(JSONLinesEventSink(clock: clock, write: file.write))
         }
         let lines = ProgressLines(board: board)
         sinks.append(lines)
@@ -193,8 +195,9 @@ struct RunCommand: AsyncParsableCommand {
         summary(result.summaryText())
         if reportWritten, let report, report != "-" { summary("Report: \(report)\n") }
         var status = result.summary.interrupted ? InterruptHandler.exitStatus(for: signals.received) : result.exitStatus
-        // A report a cron job or CI step reads is part of the result: missing, the run did not succeed.
-        if reportFailed, status == .success { status = .jobsFailed }
+        // A report or events a cron job or CI step reads are part of the result: missing or
+        // cut short, the run did not succeed.
+        if reportFailed || eventsFile?.failed() == true, status == .success { status = .jobsFailed }
         lock.release()
         ProcessExit.skippingTeardown(of: (plan, result, executor), status: status)
     }

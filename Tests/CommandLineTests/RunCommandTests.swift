@@ -325,15 +325,16 @@ struct RunCommandTests {
     }
 
     /// A full disk (or a FIFO's reader gone) under the events file: said once, and the run
-    /// finishes with its outputs and exit status. Foundation's `FileHandle.write` trapped.
-    @Test func eventsThatCannotBeWrittenAreSaidOnceAndTheRunGoesOn() async throws {
+    /// finishes with its outputs (Foundation's `FileHandle.write` trapped), then exits 1 as
+    /// for a report it could not write: a CI step reading the events gets them cut short.
+    @Test func eventsThatCannotBeWrittenAreSaidOnceAndTheRunGoesOnToExit1() async throws {
         guard let disk = RunCommandTests.fullDisk() else { return }
         let scratch = try Scratch()
         let jobs = (0..<5).map { #"{"id": "j\#($0)", "download": {"url": "data:,file \#($0)", "to": "f\#($0).txt"}}"# }
         try #"{"version": 1, "outputDir": "out", "jobs": [\#(jobs.joined(separator: ", "))]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
         let result = try await CommandRunner.run(["run", scratch.path("m.json"), "-q", "--events", disk.path + "/events.jsonl"])
-        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("Done: 5 succeeded of 5 jobs"))
         #expect(result.stderr == "xferbatch: events are no longer written to \(disk.path)/events.jsonl: \(String(cString: strerror(ENOSPC)))\n")
         #expect(FileManager.default.contents(atPath: scratch.path("out/f4.txt")) == Data("file 4".utf8))
