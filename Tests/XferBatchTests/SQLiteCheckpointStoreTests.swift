@@ -14,6 +14,17 @@ struct SQLiteCheckpointStoreTests {
         return f
     }
 
+    /// "Database or disk is full" says which disk and what to do; an I/O error is put down to
+    /// a full disk only when there is no room for SQLite's `-shm` file, else kept as it is.
+    @Test func aFullDiskIsSaidSoAndAnIOErrorWithRoomLeftIsNot() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let full = SQLiteCheckpointStore.explain(DatabaseError(resultCode: .SQLITE_FULL, message: "database or disk is full"), dir + "/c.sqlite")
+        #expect(full.hasPrefix("the disk is full (") && full.hasSuffix(" free on the file system holding \(dir)); free some space and run again"), "\(full)")
+        let io = DatabaseError(resultCode: .SQLITE_IOERR, message: "disk I/O error")
+        #expect(SQLiteCheckpointStore.explain(io, dir + "/c.sqlite") == "\(io)", "the temporary folder has room")
+    }
+
     @Test func checkpointsSurviveReopening() throws {
         let dir = try folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -99,7 +99,7 @@ public final class SQLiteCheckpointStore: CheckpointStore {
         let free = DiskSpace.free(at: folder)
         // Opening a store whose `-shm` file cannot be made is an I/O error to SQLite: with
         // less room than that file's 32 KiB, that is why.
-        if error.resultCode == .SQLITE_IOERR, (free ?? 0) >= Self.sharedMemoryFileSize { return "\(error)" }
+        if error.resultCode == .SQLITE_IOERR, (free ?? .max) >= Self.sharedMemoryFileSize { return "\(error)" }
         return fullDisk(free: free, holding: folder) + "; free some space and run again"
     }
 
