@@ -22,7 +22,7 @@ enum ArchiveInputs {
     /// `passOver`: told of each matching path passed over for having no content to pack,
     /// with what it is (`a named pipe`).
     static func files(of input: String, excluding own: String?, skipping runFolders: [String],
-                      besides packed: [String] = [], passOver: ((_ path: String, _ kind: String) -> Void)? = nil) throws(JobFailure) -> [String] {
+                      besides packed: [String] = [], passOver: (_ path: String, _ kind: String) -> Void = { _, _ in }) throws(JobFailure) -> [String] {
         if Glob.isPattern(input) { return try expand(input, skipping: runFolders, besides: packed, passOver: passOver).filter { $0 != own } }
         var info = stat()
         if stat(input, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
@@ -57,7 +57,7 @@ enum ArchiveInputs {
 
     /// Files under the pattern's fixed leading folder that match it, outside `runFolders`.
     static func expand(_ pattern: String, skipping runFolders: [String], besides packed: [String] = [],
-                       passOver: ((_ path: String, _ kind: String) -> Void)? = nil) throws(JobFailure) -> [String] {
+                       passOver: (_ path: String, _ kind: String) -> Void = { _, _ in }) throws(JobFailure) -> [String] {
         let fixed = Glob.fixedFolder(of: pattern)
         if runFolders.contains(where: { PathText.isWithin(fixed, folder: $0) }) { return [] }
         let glob = Glob(pattern)
@@ -77,7 +77,7 @@ enum ArchiveInputs {
             guard stat(full, &info) == 0 else {
                 if relative.contains("\u{FFFD}"), glob.matches(full) { throw nonUTF8(full) }
                 // A symbolic link leading nowhere (or a file removed meanwhile).
-                if let passOver, glob.matches(full), lstat(full, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+                if glob.matches(full), lstat(full, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
                     passOver(full, "a symbolic link to nothing")
                 }
                 continue
@@ -96,7 +96,7 @@ enum ArchiveInputs {
             if info.st_mode & S_IFMT == S_IFREG,
                !full.hasSuffix(".xferpart"), !full.contains(".xferpart/"), glob.matches(full) {
                 matches.append(full)
-            } else if let passOver, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR, glob.matches(full) {
+            } else if info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR, glob.matches(full) {
                 passOver(full, DestinationCheck.kind(info.st_mode))
             }
         }

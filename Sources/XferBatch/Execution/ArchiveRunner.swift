@@ -75,10 +75,8 @@ struct ArchiveRunner {
     /// next build, which would then never be up to date.
     private func entries(of job: PlannedJob, prefix: String, own: String,
                          passOver: (_ path: String, _ kind: String) -> Void) throws -> [ArchiveWriter.Entry] {
-        try withoutActuallyEscaping(passOver) { passOver in
-            try Self.inputFiles(of: job, prefix: prefix, own: own, outputDirectory: outputDirectory, runFolders: runFolders,
-                                output: outputs.path(of:), passOver: passOver).map { ArchiveWriter.Entry(name: $0.name, sourcePath: $0.path) }
-        }
+        try Self.inputFiles(of: job, prefix: prefix, own: own, outputDirectory: outputDirectory, runFolders: runFolders,
+                            output: outputs.path(of:), passOver: passOver).map { ArchiveWriter.Entry(name: $0.name, sourcePath: $0.path) }
     }
 
     /// Each input file of an archive job, with its name in the archive (see `entries`);
@@ -86,7 +84,7 @@ struct ArchiveRunner {
     /// the one its record names).
     static func inputFiles(of job: PlannedJob, prefix: String, own: String, outputDirectory: String, runFolders: [String],
                            output: (String) -> String?,
-                           passOver: ((_ path: String, _ kind: String) -> Void)? = nil) throws(JobFailure) -> [(name: String, path: String)] {
+                           passOver: (_ path: String, _ kind: String) -> Void = { _, _ in }) throws(JobFailure) -> [(name: String, path: String)] {
         var files: [String] = []
         for input in job.inputs {
             switch input {

@@ -39,7 +39,7 @@ extension JobRunner {
         }
         began()
         // A POST the server may have acted on is not sent again unless it says it may be.
-        let once = u.method == .post && !u.idempotent && u.url.scheme.hasPrefix("http")
+        let once = u.isSentOnce
         let digest: String
         let outcome: TransferOutcome
         if var done {

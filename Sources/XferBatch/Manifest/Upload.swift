@@ -35,6 +35,11 @@ public struct Upload: Sendable {
         self.transfer = transfer
     }
 
+    /// Whether a failure after the request may have reached the server ends the job
+    /// instead of a retry: an HTTP POST not marked `idempotent` (see
+    /// `JobRunner.notRetriedPOST`; `plan` says so too).
+    public var isSentOnce: Bool { method == .post && !idempotent && url.scheme.hasPrefix("http") }
+
     /// Every local path this upload reads, as written.
     public var sourcePaths: [String] {
         switch body {

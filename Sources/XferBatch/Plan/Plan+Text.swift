@@ -75,12 +75,9 @@ extension Plan {
             lines.append("limits: \(ByteSize.format(e.maxBytes)), \(e.maxEntries) entries; unsafe entries are refused")
         }
         if let t = job.transfer {
-            var settings = Self.describe(t)
-            if case .upload(let u) = job.action {
-                settings[1] += ", answer \(DurationText.format(t.answerTimeout))"
-                if u.method == .post, !u.idempotent, u.url.scheme.hasPrefix("http") {
-                    settings[0] += "; a POST is not sent again once it may have reached the server (unless \"idempotent\": true)"
-                }
+            var settings = Self.describe(t, upload: job.kind == .upload)
+            if case .upload(let u) = job.action, u.isSentOnce {
+                settings[0] += "; a POST is not sent again once it may have reached the server (unless \"idempotent\": true)"
             }
             lines.append(contentsOf: settings)
         }
@@ -103,10 +100,12 @@ extension Plan {
         return text
     }
 
-    private static func describe(_ t: EffectiveTransfer) -> [String] {
+    /// `upload`: the answer timeout is shown, which only an upload has.
+    private static func describe(_ t: EffectiveTransfer, upload: Bool) -> [String] {
         let r = t.retry
         var lines = ["retry: \(counted(r.attempts, "attempt")), backoff \(DurationText.format(r.initialDelay))..\(DurationText.format(r.maxDelay)), Retry-After up to \(DurationText.format(r.maxRetryAfter))"]
-        lines.append("timeouts: connect \(DurationText.format(t.connectTimeout)), total \(t.totalTimeout.map(DurationText.format) ?? "none"), stall \(DurationText.format(t.stallTimeout))")
+        lines.append("timeouts: connect \(DurationText.format(t.connectTimeout)), total \(t.totalTimeout.map(DurationText.format) ?? "none"), stall \(DurationText.format(t.stallTimeout))"
+                     + (upload ? ", answer \(DurationText.format(t.answerTimeout))" : ""))
         var extra: [String] = []
         switch t.auth {
         case .basic(let user, let password): extra.append("auth basic ($\(user), $\(password))")
