@@ -9,6 +9,9 @@ extension EasyTransfer {
     static let writeCallback: curl_write_callback = { data, size, count, context in
         guard let data, let context else { return 0 }
         let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
+        // The digest's reader holds every spare buffer: wait for it (before the cap, which
+        // would otherwise charge the chunk twice).
+        if transfer.waitsForReader(size * count) { return Int(XB_CURL_WRITEFUNC_PAUSE) }
         // Under a bandwidth cap whose budget is spent: nothing taken, libcurl keeps the
         // chunk and delivers it again when the loop releases the transfer.
         if let gate = transfer.gate, !gate.admitsReceived(size * count) { return Int(XB_CURL_WRITEFUNC_PAUSE) }
@@ -54,13 +57,14 @@ extension EasyTransfer {
     /// True (abort) when no byte has moved for the stall timeout, or, once an upload's body
     /// is all sent (`bodySent`) and no byte of answer has come, for the answer timeout: a
     /// server may take its time to store or hash what it received, and giving up there
-    /// would send the whole body again. Time paused for the bandwidth cap is not a stall.
+    /// would send the whole body again. Time paused for the bandwidth cap, or for the
+    /// digest's reader, is not a stall.
     func checkStall(moved: Int64, bodySent: Bool) -> Bool {
         if bodySent, headerBytesWhenSent == nil { headerBytesWhenSent = headerBytes }
         let awaitingAnswer = answerLimit != nil && headerBytesWhenSent == headerBytes
         guard let limit = awaitingAnswer ? answerLimit : stallLimit else { return false }
         let nanos = TokenBucket.now()
-        if moved != lastMovedBytes || gate?.heldSince != nil {
+        if moved != lastMovedBytes || gate?.heldSince != nil || heldForReader {
             lastMovedBytes = moved
             lastMovedAt = nanos
             return false

@@ -1,3 +1,4 @@
+internal import CCurl
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,19 +21,20 @@ extension EasyTransfer {
 
     /// Writes (or gathers) `chunk`. False, with `localFailure` set, when the disk refused.
     func write(_ chunk: UnsafeRawBufferPointer, to fd: Int32) -> Bool {
-        guard let buffer = pendingWrite else {
+        if pendingWrite == nil {
             if !sawFirstChunk {
                 sawFirstChunk = true
                 return writeThrough(chunk, to: fd)
             }
             pendingWrite = .allocate(byteCount: Self.coalescedWriteSize, alignment: 16)
-            return write(chunk, to: fd)
         }
         var rest = chunk
         while !rest.isEmpty {
-            if pendingCount == buffer.count {
+            if pendingCount == Self.coalescedWriteSize {
                 guard flushPendingWrite() else { return false }
             }
+            // Read again after each flush: a flush may have lent the buffer and put an empty one in its place.
+            guard let buffer = pendingWrite else { return false }
             let n = min(rest.count, buffer.count - pendingCount)
             (buffer.baseAddress! + pendingCount).copyMemory(from: rest.baseAddress!, byteCount: n)
             pendingCount += n
@@ -41,12 +43,41 @@ extension EasyTransfer {
         return true
     }
 
-    /// Writes out the gathered bytes. Called when the buffer is full and before the
-    /// transfer's result is read; false, with `localFailure` set, when the disk refused.
+    /// Whether taking a chunk of `bytes` now would fill the buffer while the reader of
+    /// `writtenChunks` holds every spare one: the write callback then pauses the transfer
+    /// (libcurl keeps the chunk), and the reader's thread asks the loop to go on once it
+    /// gives a buffer back (`TransferEngine.Command.readerReady`). Stalls do not count
+    /// while it waits.
+    func waitsForReader(_ bytes: Int) -> Bool {
+        guard let chunks = request.writtenChunks, pendingWrite != nil, pendingCount + bytes > Self.coalescedWriteSize,
+              let wake = wakeForReader else { return false }
+        heldForReader = !chunks.canLend(orCall: wake)
+        return heldForReader
+    }
+
+    /// The reader gave a buffer back: the loop un-pauses the transfer. A refused un-pause
+    /// fails it (at its next progress call).
+    func resumeForReader() {
+        guard heldForReader, let handle else { return }
+        heldForReader = false
+        do {
+            try check(curl_easy_pause(handle, XB_CURLPAUSE_CONT), "cannot go on after waiting for the digest")
+        } catch {
+            localFailure = localFailure ?? error
+        }
+    }
+
+    /// Writes out the gathered bytes, then lends them to the request's `writtenChunks`
+    /// reader if it takes them. Called when the buffer is full and before the transfer's
+    /// result is read; false, with `localFailure` set, when the disk refused.
     @discardableResult
     func flushPendingWrite() -> Bool {
         guard pendingCount > 0, let buffer = pendingWrite, case .file(let fd, _) = request.destination else { return true }
+        let start = writeOffset
         let ok = writeThrough(UnsafeRawBufferPointer(rebasing: buffer[..<pendingCount]), to: fd)
+        if ok, let chunks = request.writtenChunks {
+            pendingWrite = chunks.lend(buffer, count: pendingCount, at: start)
+        }
         pendingCount = 0
         return ok
     }

@@ -53,6 +53,10 @@ final class EasyTransfer: @unchecked Sendable {
     var pendingWrite: UnsafeMutableRawBufferPointer?
     var pendingCount = 0
     var sawFirstChunk = false
+    /// Paused until the reader of `request.writtenChunks` gives a buffer back, and how it
+    /// tells the loop (set by the engine when the transfer starts).
+    var heldForReader = false
+    var wakeForReader: (@Sendable () -> Void)?
     var resumed = false
     /// FTP/SFTP/file: the file still has the time `ifModifiedSince` names, so its body was
     /// refused at the first byte and the outcome is a 304 (see `EasyTransfer+RemoteFileTime`).

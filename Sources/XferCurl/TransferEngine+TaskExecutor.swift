@@ -38,7 +38,7 @@ extension TransferEngine: TaskExecutor {
             switch command {
             case .add(let transfer): transfer.complete(.failure(.cancelled()))
             case .run(let job): runElsewhere(job)
-            case .cancel, .shutdown: break
+            case .cancel, .readerReady, .shutdown: break
             }
         }
     }

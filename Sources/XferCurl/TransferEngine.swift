@@ -24,6 +24,8 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     enum Command {
         case add(EasyTransfer)
         case cancel(UInt64)
+        /// The reader of a transfer's `writtenChunks` gave a buffer back (see `EasyTransfer.waitsForReader`).
+        case readerReady(UInt64)
         /// A task's job to run on the loop thread (see `TransferEngine+TaskExecutor.swift`).
         case run(UnownedJob)
         case shutdown
@@ -195,6 +197,8 @@ public final class TransferEngine: Transport, @unchecked Sendable {
                     } else {
                         cancelledBeforeStart.insert(id)  // its `add` is still on its way
                     }
+                case .readerReady(let id):
+                    active[id]?.resumeForReader()
                 case .run(let job):
                     job.runSynchronously(on: asUnownedTaskExecutor())
                 case .shutdown:
@@ -249,6 +253,10 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             return
         }
         active[transfer.id] = transfer
+        if transfer.request.writtenChunks != nil {
+            let id = transfer.id
+            transfer.wakeForReader = { [weak self] in self?.send(.readerReady(id)) }
+        }
         if transfer.gate != nil { limitedTransfers += 1 }
         logger.trace("transfer started", metadata: ["transfer.id": "\(transfer.id)"])
     }

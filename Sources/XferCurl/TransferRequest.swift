@@ -55,6 +55,10 @@ public struct TransferRequest: Sendable {
     /// seen before no longer describe it. Must be quick: it runs on the loop every
     /// transfer shares.
     public var onBodyWritten: (@Sendable (UnsafeRawBufferPointer) -> Void)?
+    /// Where the engine lends the body bytes it has written, in chunks, to a reader on
+    /// another thread, without a copy (see `WrittenChunks`); nothing is lent until the
+    /// reader opens it.
+    public var writtenChunks: WrittenChunks?
 
     public init(url: String, method: Method = .get, headers: [(name: String, value: String)] = [], auth: Auth = .none,
                 body: Body = .none, destination: Destination = .discard, resumeFrom: Int64? = nil, ifRange: String? = nil,

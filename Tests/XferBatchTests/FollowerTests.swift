@@ -19,17 +19,42 @@ struct FollowerTests {
         defer { unlink(path) }
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         try #require(fd >= 0)
-        // A partial already there (a resume), then the rest arriving in pieces.
+        // A partial already there (a resume), then the rest written by a transport that
+        // lends nothing (as the in-memory one): the follower reads it all from the file.
         let chunk = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
         _ = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let follower = try #require(FileDigest.Follower(path: path))
+        let follower = try #require(FileDigest.Follower(path: path, chunks: WrittenChunks()))
         for _ in 0..<20 {
             _ = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            usleep(200)
         }
         close(fd)
         let followed = await follower.finish(length: 21 * 300_000)
         #expect(followed == (try FileDigest.sha256(ofFileAt: path)))
+    }
+
+    /// The engine lends its gathered writes; what it wrote before (a resumed partial's
+    /// first part, its first callback) and after them comes from the file.
+    @Test func aResumedDownloadFollowedThroughTheEnginesChunksHasTheFilesDigest() async throws {
+        let server = try await FixtureServer.start()
+        let engine = try TransferEngine()
+        let content = (0..<5_000_000).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ 3) }
+        server.addFile("big.bin", content)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-follow-\(UUID().uuidString)").path
+        defer { unlink(path) }
+        try Data(content[..<1_234_567]).write(to: URL(fileURLWithPath: path))
+        let fd = open(path, O_WRONLY)
+        try #require(fd >= 0)
+        let chunks = WrittenChunks()
+        let follower = try #require(FileDigest.Follower(path: path, chunks: chunks))
+        var request = TransferRequest(url: server.baseURL + "/files/big.bin", destination: .file(descriptor: fd, offset: 1_234_567))
+        request.resumeFrom = 1_234_567
+        request.writtenChunks = chunks
+        let outcome = try await engine.perform(request, progress: TransferProgress())
+        close(fd)
+        await engine.shutdown()
+        await server.stop()
+        #expect(outcome.resumed)
+        #expect(await follower.finish(length: 5_000_000) == FileDigest.sha256(of: content))
     }
 
     @Test func aFileHashedFromATaskHasTheDigestOfReadingItDirectlyOnWhicheverThread() async throws {
@@ -81,7 +106,7 @@ struct FollowerTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("xferbatch-follow-\(UUID().uuidString)").path
         defer { unlink(path) }
         try Data("hello".utf8).write(to: URL(fileURLWithPath: path))
-        let follower = try #require(FileDigest.Follower(path: path))
+        let follower = try #require(FileDigest.Follower(path: path, chunks: WrittenChunks()))
         #expect(await follower.finish(length: 6) == nil)
     }
 }

@@ -99,6 +99,8 @@ extension JobRunner {
             request.ifModifiedSince = prev.etag == nil ? prev.lastModified : nil
         }
         let follower = Slot<FileDigest.Follower?>(nil)
+        let written = WrittenChunks()
+        request.writtenChunks = written
         // A body from byte 0 is hashed as it is written, unless it is large enough for a follower.
         let inline = resumeFrom == 0 ? FileDigest.Inline() : nil
         if let inline { request.onBodyWritten = { inline.update($0) } }
@@ -141,7 +143,7 @@ extension JobRunner {
             }
             // A large body is hashed while it arrives (see `FileDigest.Follower`).
             if status < 300, (length.map { $0 + (resuming ? offset : 0) } ?? Int64.max) >= FileDigest.followThreshold {
-                follower.update { if $0 == nil { $0 = FileDigest.Follower(path: partial) } }
+                follower.update { if $0 == nil { $0 = FileDigest.Follower(path: partial, chunks: written) } }
                 inline?.stop()
             }
             // Committed before the first byte lands, so the partial's provenance is known.

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import XferCurl
+import XferFixtures
+
+@Suite("Engine: written chunks lent to a reader", .timeLimit(.minutes(1)))
+struct WrittenChunksTests {
+    /// What a reader saw: each chunk's offset and bytes, in the order they came.
+    typealias Seen = [(offset: Int64, bytes: [UInt8])]
+
+    /// Reads `chunks` on a thread of its own, as the digest follower does, until they are
+    /// closed. `hold(n)` is how long it keeps the n-th chunk (microseconds) before giving
+    /// it back; it stops taking chunks after `takeAtMost` and closes them itself.
+    static func read(_ chunks: WrittenChunks, takeAtMost limit: Int = .max,
+                     hold: @escaping @Sendable (Int) -> UInt32) async -> Seen {
+        await withCheckedContinuation { continuation in
+            Thread {
+                var seen: Seen = []
+                var kept: [WrittenChunks.Chunk] = []
+                while seen.count < limit, let chunk = chunks.next() {
+                    seen.append((chunk.offset, Array(chunk.bytes)))
+                    usleep(hold(seen.count))
+                    if limit == .max { chunks.giveBack(chunk) } else { kept.append(chunk) }
+                }
+                chunks.close()
+                for chunk in kept { chunks.giveBack(chunk) }
+                continuation.resume(returning: seen)
+            }.start()
+        }
+    }
+
+    /// Checks that `seen` holds consecutive runs of `content`, from the engine's first
+    /// gathered write; returns where the last one ends.
+    static func checkConsecutive(_ seen: Seen, of content: [UInt8]) -> Int {
+        var end = Int(seen.first?.offset ?? 0)
+        #expect(end > 0 && end <= 16_384, "only the first callback's bytes are written unlent")
+        for chunk in seen {
+            #expect(Int(chunk.offset) == end, "a gap: bytes written but not lent")
+            #expect(chunk.bytes.elementsEqual(content[end..<min(end + chunk.bytes.count, content.count)]))
+            end += chunk.bytes.count
+        }
+        return end
+    }
+
+    @Test func aSlowReaderIsLentEveryGatheredWriteInFileOrder() async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(3_000_000)
+            t.server.addFile("slow.bin", content)
+            let chunks = WrittenChunks()
+            chunks.open()
+            async let seen = Self.read(chunks) { _ in 2_000 }
+            let (result, bytes) = try await t.download("/files/slow.bin") { $0.writtenChunks = chunks }
+            chunks.close()
+            #expect(EngineTesting.sha256(bytes) == EngineTesting.sha256(content))
+            #expect(try result.get().bytesTransferred == 3_000_000)
+            let end = Self.checkConsecutive(await seen, of: content)
+            // The last gathered write is lent only if a buffer is free when the body ends.
+            #expect(end >= content.count - 256 * 1024)
+        }
+    }
+
+    @Test func waitingForTheReaderIsNoStall() async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(3_000_000)
+            t.server.addFile("held.bin", content)
+            let chunks = WrittenChunks()
+            chunks.open()
+            async let seen = Self.read(chunks) { n in n == 1 ? 1_800_000 : 0 }
+            let (result, bytes) = try await t.download("/files/held.bin") {
+                $0.writtenChunks = chunks
+                $0.options.stallTimeout = .seconds(1)
+            }
+            chunks.close()
+            #expect(throws: Never.self) { try result.get() }
+            #expect(EngineTesting.sha256(bytes) == EngineTesting.sha256(content))
+            _ = Self.checkConsecutive(await seen, of: content)
+        }
+    }
+
+    @Test func aReaderThatLeavesLetsTheTransferFinishUnlent() async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(4_000_000)
+            t.server.addFile("left.bin", content)
+            let chunks = WrittenChunks()
+            chunks.open()
+            // Keeps every buffer it is lent, so the transfer waits for it (0.5 s is ample
+            // for 1 MiB over loopback), then leaves.
+            let capacity = WrittenChunks.defaultCapacity
+            async let seen = Self.read(chunks, takeAtMost: capacity) { n in n == capacity ? 500_000 : 0 }
+            let (result, bytes) = try await t.download("/files/left.bin") { $0.writtenChunks = chunks }
+            #expect(throws: Never.self) { try result.get() }
+            #expect(EngineTesting.sha256(bytes) == EngineTesting.sha256(content))
+            #expect(await seen.count == WrittenChunks.defaultCapacity)
+        }
+    }
+
+    @Test func nothingIsLentToAReaderThatNeverOpened() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("plain.bin", EngineTesting.bytes(1_000_000))
+            let chunks = WrittenChunks()
+            let (result, _) = try await t.download("/files/plain.bin") { $0.writtenChunks = chunks }
+            #expect(throws: Never.self) { try result.get() }
+            chunks.close()
+            #expect(chunks.next()?.offset == nil)
+        }
+    }
+}
