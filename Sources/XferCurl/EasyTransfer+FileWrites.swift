@@ -50,8 +50,9 @@ extension EasyTransfer {
     /// while it waits.
     func waitsForReader(_ bytes: Int) -> Bool {
         guard let chunks = request.writtenChunks, pendingWrite != nil, pendingCount + bytes > Self.coalescedWriteSize,
-              let wake = wakeForReader else { return false }
-        heldForReader = !chunks.canLend(orCall: wake)
+              let engine else { return false }
+        let id = self.id
+        heldForReader = !chunks.canLend { [weak engine] in engine?.send(.readerReady(id)) }
         return heldForReader
     }
 

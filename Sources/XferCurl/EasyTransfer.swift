@@ -53,10 +53,12 @@ final class EasyTransfer: @unchecked Sendable {
     var pendingWrite: UnsafeMutableRawBufferPointer?
     var pendingCount = 0
     var sawFirstChunk = false
-    /// Paused until the reader of `request.writtenChunks` gives a buffer back, and how it
-    /// tells the loop (set by the engine when the transfer starts).
+    /// Paused until the reader of `request.writtenChunks` gives a buffer back.
     var heldForReader = false
-    var wakeForReader: (@Sendable () -> Void)?
+    /// The engine whose loop runs this transfer, for the reader to wake (set when the
+    /// transfer starts, if it lends chunks). Unowned and uncounted: it is only read on
+    /// that loop, which keeps the engine alive, and costs a small file nothing.
+    unowned(unsafe) var engine: TransferEngine?
     var resumed = false
     /// FTP/SFTP/file: the file still has the time `ifModifiedSince` names, so its body was
     /// refused at the first byte and the outcome is a 304 (see `EasyTransfer+RemoteFileTime`).

@@ -253,10 +253,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             return
         }
         active[transfer.id] = transfer
-        if transfer.request.writtenChunks != nil {
-            let id = transfer.id
-            transfer.wakeForReader = { [weak self] in self?.send(.readerReady(id)) }
-        }
+        if transfer.request.writtenChunks != nil { transfer.engine = self }
         if transfer.gate != nil { limitedTransfers += 1 }
         logger.trace("transfer started", metadata: ["transfer.id": "\(transfer.id)"])
     }
