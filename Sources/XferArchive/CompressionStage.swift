@@ -39,8 +39,10 @@ final class CompressionStage: ByteSink, @unchecked Sendable {
             archive_write_free(a)
             throw error
         }
-        let thread = Thread { [self] in compressUntilClosed() }
-        thread.name = "xferbatch-compress"
+        let thread = Thread { [self] in
+            Thread.current.name = "xb-compress"  // from inside: Linux names only the running thread
+            compressUntilClosed()
+        }
         thread.start()
     }
 

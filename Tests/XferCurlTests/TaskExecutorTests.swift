@@ -26,6 +26,23 @@ struct TaskExecutorTests {
         }
     }
 
+    /// `top -H`, `perf` and `/proc/PID/task/*/comm` show which thread spends the time.
+    @Test func theEnginesThreadIsNamedForTopAndPerf() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("named.bin", EngineTesting.bytes(100, seed: 5))
+            let name = Mutex<String?>(nil)
+            let (result, _) = try await t.download("/files/named.bin") { request in
+                request.onResponse = { _, _ in
+                    let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+                    name.withLock { $0 = comm?.trimmingCharacters(in: .newlines) }
+                    return nil
+                }
+            }
+            #expect(throws: Never.self) { try result.get() }
+            #expect(name.withLock { $0 } == "xb-curl")
+        }
+    }
+
     @Test func aTaskThatStillPrefersTheEngineAfterItsShutdownRunsElsewhereAndFinishes() async throws {
         let engine = try TransferEngine()
         Task { await engine.shutdown() }  // not awaited: the task below may come while the loop ends

@@ -18,8 +18,10 @@ enum BlockingWork {
         let cancellation = Cancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                let thread = Thread { continuation.resume(with: Result { try body(cancellation) }) }
-                thread.name = "xferbatch-file-work"
+                let thread = Thread {
+                    Thread.current.name = "xb-file-work"  // from inside: Linux names only the running thread
+                    continuation.resume(with: Result { try body(cancellation) })
+                }
                 thread.start()
             }
         } onCancel: {

@@ -18,8 +18,10 @@ extension FileDigest {
         private var digest: String?
 
         init() {
-            let thread = Thread { [self] in hashUntilFinished() }
-            thread.name = "xferbatch-digest"
+            let thread = Thread { [self] in
+                Thread.current.name = "xb-digest"  // from inside: Linux names only the running thread
+                hashUntilFinished()
+            }
             thread.start()
         }
 

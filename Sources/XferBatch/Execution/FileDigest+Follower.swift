@@ -78,7 +78,7 @@ extension FileDigest {
         private func follow() {
             // Linux keeps the nice value and the name per thread: `who` 0 is this thread only.
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)
-            Thread.current.name = "xb-follow"  // at most 15 bytes, or Linux keeps none
+            Thread.current.name = "xb-follow"  // at most 15 bytes, or Linux keeps none (see TransferEngine)
             var reader = Reader(fd: fd)
             defer { reader.deallocate() }
             var failed = false
