@@ -86,6 +86,33 @@ struct RealServerTests {
         }
     }
 
+    /// A download whose digest reader falls behind waits for it by libcurl's pause, which
+    /// FTP and SFTP honour as HTTP does (`file:` cannot, see `WrittenChunksTests`): every
+    /// gathered write is lent, and the file arrives whole.
+    @Test(arguments: ["ftp", "sftp"])
+    func anFTPOrSFTPDownloadWaitsForASlowDigestReader(scheme: String) async throws {
+        let content = EngineTesting.bytes(3_000_000)
+        guard let remote = try DatedRemoteFile(scheme, "followed.bin", content) else { return }
+        defer { remote.server.stop() }
+        let url = remote.url, settings = remote.settings
+        try await withEngine { engine, scratch in
+            let file = scratch.appendingPathComponent("followed.bin").path
+            let chunks = WrittenChunks()
+            chunks.open()
+            async let seen = WrittenChunksTests.read(chunks) { _ in 2_000 }
+            defer { chunks.close() }
+            _ = try await download(engine, url, to: file) { r in
+                settings(&r)
+                r.writtenChunks = chunks
+            }
+            chunks.close()
+            let whole = read(file) == content  // compared outside #expect: its diff of large arrays takes minutes
+            #expect(whole)
+            let end = WrittenChunksTests.checkConsecutive(await seen, of: content)
+            #expect(end >= content.count - 256 * 1024)
+        }
+    }
+
     @Test func nginxServesRangesAndAcceptsPut() async throws {
         guard let nginx = try RealServer.nginx() else { return }
         defer { nginx.stop() }

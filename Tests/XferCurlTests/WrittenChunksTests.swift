@@ -49,6 +49,7 @@ struct WrittenChunksTests {
             let chunks = WrittenChunks()
             chunks.open()
             async let seen = Self.read(chunks) { _ in 2_000 }
+            defer { chunks.close() }  // before `seen` is awaited: a failure must not leave its reader waiting
             let (result, bytes) = try await t.download("/files/slow.bin") { $0.writtenChunks = chunks }
             chunks.close()
             #expect(EngineTesting.sha256(bytes) == EngineTesting.sha256(content))
@@ -66,6 +67,7 @@ struct WrittenChunksTests {
             let chunks = WrittenChunks()
             chunks.open()
             async let seen = Self.read(chunks) { n in n == 1 ? 1_800_000 : 0 }
+            defer { chunks.close() }  // before `seen` is awaited: a failure must not leave its reader waiting
             let (result, bytes) = try await t.download("/files/held.bin") {
                 $0.writtenChunks = chunks
                 $0.options.stallTimeout = .seconds(1)
@@ -87,10 +89,34 @@ struct WrittenChunksTests {
             // for 1 MiB over loopback), then leaves.
             let capacity = WrittenChunks.defaultCapacity
             async let seen = Self.read(chunks, takeAtMost: capacity) { n in n == capacity ? 500_000 : 0 }
+            defer { chunks.close() }  // before `seen` is awaited: a failure must not leave its reader waiting
             let (result, bytes) = try await t.download("/files/left.bin") { $0.writtenChunks = chunks }
             #expect(throws: Never.self) { try result.get() }
             #expect(EngineTesting.sha256(bytes) == EngineTesting.sha256(content))
             #expect(await seen.count == WrittenChunks.defaultCapacity)
+        }
+    }
+
+    /// libcurl cannot pause a `file:` transfer: asked to, it fails it.
+    @Test func aFileCopyGoesOnWithoutWaitingForASlowReader() async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(3_000_000)
+            let source = t.write("source.bin", content)
+            let chunks = WrittenChunks()
+            chunks.open()
+            async let seen = Self.read(chunks) { _ in 20_000 }
+            defer { chunks.close() }  // before `seen` is awaited: a failure must not leave its reader waiting
+            let (file, fd) = try t.openFile("copy.bin")
+            var request = TransferRequest(url: "file://" + source, destination: .file(descriptor: fd, offset: 0))
+            request.writtenChunks = chunks
+            let outcome = try await t.engine.perform(request, progress: TransferProgress())
+            close(fd)
+            chunks.close()
+            #expect(outcome.bytesTransferred == 3_000_000)
+            #expect(EngineTesting.sha256(t.read(file)) == EngineTesting.sha256(content))
+            #expect(await seen.allSatisfy { chunk in
+                chunk.bytes.elementsEqual(content[Int(chunk.offset)..<(Int(chunk.offset) + chunk.bytes.count)])
+            })
         }
     }
 
