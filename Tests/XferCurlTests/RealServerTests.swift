@@ -97,18 +97,15 @@ struct RealServerTests {
         let url = remote.url, settings = remote.settings
         try await withEngine { engine, scratch in
             let file = scratch.appendingPathComponent("followed.bin").path
-            let chunks = WrittenChunks()
-            chunks.open()
-            async let seen = WrittenChunksTests.read(chunks) { _ in 2_000 }
-            defer { chunks.close() }
-            _ = try await download(engine, url, to: file) { r in
-                settings(&r)
-                r.writtenChunks = chunks
+            let (_, seen) = try await WrittenChunksTests.withReader(hold: { _ in 2_000 }) { chunks in
+                try await download(engine, url, to: file) { r in
+                    settings(&r)
+                    r.writtenChunks = chunks
+                }
             }
-            chunks.close()
             let whole = read(file) == content  // compared outside #expect: its diff of large arrays takes minutes
             #expect(whole)
-            let end = WrittenChunksTests.checkConsecutive(await seen, of: content)
+            let end = WrittenChunksTests.checkConsecutive(seen, of: content)
             #expect(end >= content.count - 256 * 1024)
         }
     }

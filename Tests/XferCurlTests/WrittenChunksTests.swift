@@ -29,6 +29,20 @@ struct WrittenChunksTests {
         }
     }
 
+    /// Runs `transfer` with a reader (see `read`) on chunks opened before it starts and
+    /// closed once it ends, whichever way (a failure must not leave the reader waiting);
+    /// returns what the transfer returned and what the reader saw.
+    static func withReader<T>(takeAtMost limit: Int = .max, hold: @escaping @Sendable (Int) -> UInt32,
+                              _ transfer: (WrittenChunks) async throws -> T) async throws -> (T, Seen) {
+        let chunks = WrittenChunks()
+        chunks.open()
+        async let seen = read(chunks, takeAtMost: limit, hold: hold)
+        defer { chunks.close() }
+        let value = try await transfer(chunks)
+        chunks.close()
+        return (value, await seen)
+    }
+
     /// Checks that `seen` holds consecutive runs of `content`, from the engine's first
     /// gathered write; returns where the last one ends.
     static func checkConsecutive(_ seen: Seen, of content: [UInt8]) -> Int {
@@ -46,15 +60,12 @@ struct WrittenChunksTests {
         try await EngineTesting.with { t in
             let content = EngineTesting.bytes(3_000_000)
             t.server.addFile("slow.bin", content)
-            let chunks = WrittenChunks()
-            chunks.open()
-            async let seen = Self.read(chunks) { _ in 2_000 }
-            defer { chunks.close() }  // before `seen` is awaited: a failure must not leave its reader waiting
-            let (result, bytes) = try await t.download("/files/slow.bin") { $0.writtenChunks = chunks }
-            chunks.close()
+            let ((result, bytes), seen) = try await Self.withReader(hold: { _ in 2_000 }) { chunks in
+                try await t.download("/files/slow.bin") { $0.writtenChunks = chunks }
+            }
             #expect(EngineTesting.sha256(bytes) == EngineTesting.sha256(content))
             #expect(try result.get().bytesTransferred == 3_000_000)
-            let end = Self.checkConsecutive(await seen, of: content)
+            let end = Self.checkConsecutive(seen, of: content)
             // The last gathered write is lent only if a buffer is free when the body ends.
             #expect(end >= content.count - 256 * 1024)
         }
@@ -64,18 +75,15 @@ struct WrittenChunksTests {
         try await EngineTesting.with { t in
             let content = EngineTesting.bytes(3_000_000)
             t.server.addFile("held.bin", content)
-            let chunks = WrittenChunks()
-            chunks.open()
-            async let seen = Self.read(chunks) { n in n == 1 ? 1_800_000 : 0 }
-            defer { chunks.close() }  // before `seen` is awaited: a failure must not leave its reader waiting
-            let (result, bytes) = try await t.download("/files/held.bin") {
-                $0.writtenChunks = chunks
-                $0.options.stallTimeout = .seconds(1)
+            let ((result, bytes), seen) = try await Self.withReader(hold: { n in n == 1 ? 1_800_000 : 0 }) { chunks in
+                try await t.download("/files/held.bin") {
+                    $0.writtenChunks = chunks
+                    $0.options.stallTimeout = .seconds(1)
+                }
             }
-            chunks.close()
             #expect(throws: Never.self) { try result.get() }
             #expect(EngineTesting.sha256(bytes) == EngineTesting.sha256(content))
-            _ = Self.checkConsecutive(await seen, of: content)
+            _ = Self.checkConsecutive(seen, of: content)
         }
     }
 
@@ -83,17 +91,15 @@ struct WrittenChunksTests {
         try await EngineTesting.with { t in
             let content = EngineTesting.bytes(4_000_000)
             t.server.addFile("left.bin", content)
-            let chunks = WrittenChunks()
-            chunks.open()
             // Keeps every buffer it is lent, so the transfer waits for it (0.5 s is ample
             // for 1 MiB over loopback), then leaves.
             let capacity = WrittenChunks.defaultCapacity
-            async let seen = Self.read(chunks, takeAtMost: capacity) { n in n == capacity ? 500_000 : 0 }
-            defer { chunks.close() }  // before `seen` is awaited: a failure must not leave its reader waiting
-            let (result, bytes) = try await t.download("/files/left.bin") { $0.writtenChunks = chunks }
+            let ((result, bytes), seen) = try await Self.withReader(takeAtMost: capacity, hold: { n in n == capacity ? 500_000 : 0 }) { chunks in
+                try await t.download("/files/left.bin") { $0.writtenChunks = chunks }
+            }
             #expect(throws: Never.self) { try result.get() }
             #expect(EngineTesting.sha256(bytes) == EngineTesting.sha256(content))
-            #expect(await seen.count == WrittenChunks.defaultCapacity)
+            #expect(seen.count == capacity)
         }
     }
 
@@ -102,19 +108,16 @@ struct WrittenChunksTests {
         try await EngineTesting.with { t in
             let content = EngineTesting.bytes(3_000_000)
             let source = t.write("source.bin", content)
-            let chunks = WrittenChunks()
-            chunks.open()
-            async let seen = Self.read(chunks) { _ in 20_000 }
-            defer { chunks.close() }  // before `seen` is awaited: a failure must not leave its reader waiting
             let (file, fd) = try t.openFile("copy.bin")
-            var request = TransferRequest(url: "file://" + source, destination: .file(descriptor: fd, offset: 0))
-            request.writtenChunks = chunks
-            let outcome = try await t.engine.perform(request, progress: TransferProgress())
-            close(fd)
-            chunks.close()
+            defer { close(fd) }
+            let (outcome, seen) = try await Self.withReader(hold: { _ in 20_000 }) { chunks in
+                var request = TransferRequest(url: "file://" + source, destination: .file(descriptor: fd, offset: 0))
+                request.writtenChunks = chunks
+                return try await t.engine.perform(request, progress: TransferProgress())
+            }
             #expect(outcome.bytesTransferred == 3_000_000)
             #expect(EngineTesting.sha256(t.read(file)) == EngineTesting.sha256(content))
-            #expect(await seen.allSatisfy { chunk in
+            #expect(seen.allSatisfy { chunk in
                 chunk.bytes.elementsEqual(content[Int(chunk.offset)..<(Int(chunk.offset) + chunk.bytes.count)])
             })
         }
