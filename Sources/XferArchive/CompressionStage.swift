@@ -39,11 +39,9 @@ final class CompressionStage: ByteSink, @unchecked Sendable {
             archive_write_free(a)
             throw error
         }
-        let thread = Thread { [self] in
-            Thread.current.name = "xb-compress"  // from inside: Linux names only the running thread
-            compressUntilClosed()
-        }
+        let thread = Thread { [self] in compressUntilClosed() }
         thread.start()
+        thread.name = "xb-compress"  // after start (see TransferEngine.init)
     }
 
     override func accept(_ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -93,14 +93,15 @@ public final class TransferEngine: Transport, @unchecked Sendable {
         }
         // The thread keeps the engine alive until its loop ends (after `shutdown()`); the
         // engine keeps no reference to the thread, so there is no cycle.
-        let thread = Thread { [self] in
-            // Set from inside, and short: Linux names only the running thread, in at most
-            // 15 bytes (a name set before `start()` never reached `top -H` or perf).
-            Thread.current.name = "xb-curl"
-            runLoop()
-        }
+        let thread = Thread { [self] in runLoop() }
         thread.stackSize = 1 << 20
         thread.start()
+        // Named after `start()`, in at most 15 bytes (else Linux keeps none), for `top -H`
+        // and perf: Foundation on Linux passes a name to the thread only once it knows the
+        // thread's pthread, which `start()` records as it returns. A name set before never
+        // reached the thread; one set by the thread itself did only if `start()` had
+        // returned by then (not on a loaded CI machine).
+        thread.name = "xb-curl"
     }
 
     /// Idle connections kept by default: beyond any sensible `limits.concurrency`, and

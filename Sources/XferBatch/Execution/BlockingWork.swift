@@ -18,11 +18,9 @@ enum BlockingWork {
         let cancellation = Cancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                let thread = Thread {
-                    Thread.current.name = "xb-file-work"  // from inside: Linux names only the running thread
-                    continuation.resume(with: Result { try body(cancellation) })
-                }
+                let thread = Thread { continuation.resume(with: Result { try body(cancellation) }) }
                 thread.start()
+                thread.name = "xb-file-work"  // after start (see TransferEngine.init)
             }
         } onCancel: {
             cancellation.cancel()

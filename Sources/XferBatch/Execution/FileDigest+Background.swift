@@ -18,11 +18,9 @@ extension FileDigest {
         private var digest: String?
 
         init() {
-            let thread = Thread { [self] in
-                Thread.current.name = "xb-digest"  // from inside: Linux names only the running thread
-                hashUntilFinished()
-            }
+            let thread = Thread { [self] in hashUntilFinished() }
             thread.start()
+            thread.name = "xb-digest"  // after start (see TransferEngine.init)
         }
 
         /// Hands over a copy of `bytes`; waits while `maxQueued` chunks are pending.

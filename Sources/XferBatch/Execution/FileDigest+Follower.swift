@@ -43,6 +43,7 @@ extension FileDigest {
             chunks.open()
             let thread = Thread { [self] in follow() }
             thread.start()
+            thread.name = "xb-follow"  // after start (see TransferEngine.init)
         }
 
         deinit { close(fd) }
@@ -78,9 +79,8 @@ extension FileDigest {
         static let niceness: Int32 = 10
 
         private func follow() {
-            // Linux keeps the nice value and the name per thread: `who` 0 is this thread only.
+            // Linux keeps the nice value per thread: `who` 0 is this thread only.
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)
-            Thread.current.name = "xb-follow"  // at most 15 bytes, or Linux keeps none (see TransferEngine)
             var reader = Reader(fd: fd)
             defer { reader.deallocate() }
             var failed = false
