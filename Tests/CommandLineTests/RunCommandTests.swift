@@ -192,6 +192,27 @@ struct RunCommandTests {
         #expect(!result.stderr.contains("\u{1B}"), "no control characters in logs")
     }
 
+    /// Large bodies are hashed as they arrive from the engine's write buffers, which an
+    /// HTTP download waits to lend; a `file:` copy cannot wait (libcurl cannot pause it)
+    /// and failed with CURLE_WRITE_ERROR until it no longer asked to.
+    @Test func largeDownloadsOverHTTPAndFromFileURLsAreHashedAndVerified() async throws {
+        let scratch = try Scratch()
+        let server = try await FixtureServer.start()
+        let content = (0..<(12 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 16) }
+        let sha = FileDigest.sha256(of: content)
+        server.addFile("big.bin", content)
+        try Data(content).write(to: URL(fileURLWithPath: scratch.path("source.bin")))
+        try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "http", "download": {"url": "\#(server.baseURL)/files/big.bin", "to": "http.bin", "sha256": "\#(sha)"}}, {"id": "file", "download": {"url": "file://\#(scratch.path("source.bin"))", "to": "file.bin", "sha256": "\#(sha)"}}]}"#
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(["run", scratch.path("m.json"), "-q"])
+        await server.stop()
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.hasPrefix("Done: 2 succeeded of 2 jobs"))
+        for name in ["http.bin", "file.bin"] {
+            #expect(try FileDigest.sha256(ofFileAt: scratch.path("out/\(name)")) == sha, "\(name)")
+        }
+    }
+
     /// Checked before anything runs: a cron job's missing report folder is found at once,
     /// not after the night's transfers.
     @Test func aReportThatCannotBeWrittenStopsTheRunBeforeItStarts() async throws {
