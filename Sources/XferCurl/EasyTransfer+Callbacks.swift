@@ -64,7 +64,7 @@ extension EasyTransfer {
         let awaitingAnswer = answerLimit != nil && headerBytesWhenSent == headerBytes
         guard let limit = awaitingAnswer ? answerLimit : stallLimit else { return false }
         let nanos = TokenBucket.now()
-        if moved != lastMovedBytes || gate?.heldSince != nil || heldForReader {
+        if moved != lastMovedBytes || isHeld {
             lastMovedBytes = moved
             lastMovedAt = nanos
             return false

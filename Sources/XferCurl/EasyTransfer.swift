@@ -55,6 +55,9 @@ final class EasyTransfer: @unchecked Sendable {
     var sawFirstChunk = false
     /// Paused until the reader of `request.writtenChunks` gives a buffer back.
     var heldForReader = false
+    /// Paused on purpose (a bandwidth cap, the digest's reader): no byte moves, and that
+    /// is no stall.
+    var isHeld: Bool { heldForReader || gate?.heldSince != nil }
     /// The engine whose loop runs this transfer, for the reader to wake (set when the
     /// transfer starts, if it lends chunks). Unowned and uncounted: it is only read on
     /// that loop, which keeps the engine alive, and costs a small file nothing.

@@ -39,7 +39,12 @@ public final class WrittenChunks: Sendable {
 
     private struct State: @unchecked Sendable {
         // @unchecked: raw buffers, only touched under the mutex or by their one holder.
-        var open = false
+        /// Wakes the reader; made by `open()`, and nil until then: nothing is lent to a
+        /// download nobody follows (most of them: small files), and it makes no semaphore.
+        /// Lending costs such a file about 850 instructions (bench/run-instructions), and
+        /// cost 3,300 while every download made its semaphore and the engine its wake-up
+        /// closure.
+        var wake: DispatchSemaphore?
         var closed = false
         var queue: [Chunk] = []
         var free: [UnsafeMutableRawBufferPointer] = []
@@ -49,11 +54,6 @@ public final class WrittenChunks: Sendable {
     }
 
     private let state = Mutex(State())
-    /// Wakes the reader; made by `open()`, so that a download nobody follows (most of
-    /// them: small files) does not pay for it. Lending costs such a file about 850
-    /// instructions (bench/run-instructions), and cost 3,300 while every download made
-    /// its semaphore and the engine its wake-up closure.
-    private let wake = Mutex<DispatchSemaphore?>(nil)
     private let capacity: Int
 
     public init(capacity: Int = WrittenChunks.defaultCapacity) {
@@ -69,19 +69,18 @@ public final class WrittenChunks: Sendable {
 
     /// The reader is there: from now on written chunks are lent.
     public func open() {
-        wake.withLock { $0 = $0 ?? DispatchSemaphore(value: 0) }
-        state.withLock { $0.open = true }
+        state.withLock { $0.wake = $0.wake ?? DispatchSemaphore(value: 0) }
     }
 
     /// No more chunks will come (the transfer ended, or the reader gives up): `next()`
     /// returns what is queued, then nil.
     public func close() {
-        let waker = state.withLock { s in
+        let (wake, waker) = state.withLock { s in
             s.closed = true
             defer { s.waker = nil }
-            return s.waker
+            return (s.wake, s.waker)
         }
-        wake.withLock { $0 }?.signal()
+        wake?.signal()
         waker?()
     }
 
@@ -89,13 +88,19 @@ public final class WrittenChunks: Sendable {
     /// if never opened: nothing would be lent).
     public func next() -> Chunk? {
         while true {
-            let (chunk, closed) = state.withLock { s in
-                s.queue.isEmpty ? (nil, s.closed) : (s.queue.removeFirst(), false)
+            let (chunk, wake) = state.withLock { s in
+                s.queue.isEmpty ? (nil, s.closed ? nil : s.wake) : (s.queue.removeFirst(), nil)
             }
             if let chunk { return chunk }
-            guard !closed, let wake = wake.withLock({ $0 }) else { return nil }
+            guard let wake else { return nil }
             wake.wait()
         }
+    }
+
+    /// Whether the transfer is paused until a buffer comes back (the reader holds them
+    /// all). For diagnostics and tests, which wait for it rather than guess a delay.
+    public var writerWaits: Bool {
+        state.withLock { $0.waker != nil }
     }
 
     /// Returns a chunk's buffer to the pool once its bytes are used.
@@ -112,7 +117,7 @@ public final class WrittenChunks: Sendable {
     /// once, on the reader's thread, when a buffer is given back or the reader leaves.
     func canLend(orCall waker: @escaping @Sendable () -> Void) -> Bool {
         state.withLock { s in
-            if !s.open || s.closed || !s.free.isEmpty || s.allocated < capacity { return true }
+            if s.wake == nil || s.closed || !s.free.isEmpty || s.allocated < capacity { return true }
             s.waker = waker
             return false
         }
@@ -122,8 +127,8 @@ public final class WrittenChunks: Sendable {
     /// the buffer to gather into next: an empty one from the pool, or `buffer` itself when
     /// nothing was lent (no reader, or none free).
     func lend(_ buffer: UnsafeMutableRawBufferPointer, count: Int, at offset: Int64) -> UnsafeMutableRawBufferPointer {
-        let replacement: UnsafeMutableRawBufferPointer? = state.withLock { s in
-            guard s.open, !s.closed else { return nil }
+        let lent: (UnsafeMutableRawBufferPointer, DispatchSemaphore)? = state.withLock { s in
+            guard let wake = s.wake, !s.closed else { return nil }
             let next: UnsafeMutableRawBufferPointer
             if let free = s.free.popLast() {
                 next = free
@@ -134,10 +139,10 @@ public final class WrittenChunks: Sendable {
                 return nil
             }
             s.queue.append(Chunk(offset: offset, buffer: buffer, count: count))
-            return next
+            return (next, wake)
         }
-        guard let replacement else { return buffer }
-        wake.withLock { $0 }?.signal()
+        guard let (replacement, wake) = lent else { return buffer }
+        wake.signal()
         return replacement
     }
 }

@@ -97,7 +97,7 @@ struct RealServerTests {
         let url = remote.url, settings = remote.settings
         try await withEngine { engine, scratch in
             let file = scratch.appendingPathComponent("followed.bin").path
-            let (_, seen) = try await WrittenChunksTests.withReader(hold: { _ in 2_000 }) { chunks in
+            let (_, seen) = try await WrittenChunksTests.withReader(hold: { _ in .micros(2_000) }) { chunks in
                 try await download(engine, url, to: file) { r in
                     settings(&r)
                     r.writtenChunks = chunks

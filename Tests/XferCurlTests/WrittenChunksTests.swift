@@ -5,21 +5,39 @@ import XferFixtures
 
 @Suite("Engine: written chunks lent to a reader", .timeLimit(.minutes(1)))
 struct WrittenChunksTests {
-    /// What a reader saw: each chunk's offset and bytes, in the order they came.
-    typealias Seen = [(offset: Int64, bytes: [UInt8])]
+    /// What a reader saw: each chunk's offset and bytes, in the order they came, and
+    /// whether the transfer was seen waiting for a buffer.
+    struct Seen {
+        var chunks: [(offset: Int64, bytes: [UInt8])] = []
+        var writerWaited = false
+    }
+
+    /// How long the reader keeps a chunk before it gives it back (or leaves).
+    enum Hold: Sendable {
+        case micros(UInt32)
+        /// Until the transfer pauses for a buffer (awaited, at most 10 s), then this long.
+        case untilTheWriterWaits(thenMicros: UInt32)
+    }
 
     /// Reads `chunks` on a thread of its own, as the digest follower does, until they are
-    /// closed. `hold(n)` is how long it keeps the n-th chunk (microseconds) before giving
-    /// it back; it stops taking chunks after `takeAtMost` and closes them itself.
+    /// closed. `hold(n)` says how long it keeps the n-th chunk before giving it back; it
+    /// stops taking chunks after `takeAtMost` and closes them itself.
     static func read(_ chunks: WrittenChunks, takeAtMost limit: Int = .max,
-                     hold: @escaping @Sendable (Int) -> UInt32) async -> Seen {
+                     hold: @escaping @Sendable (Int) -> Hold) async -> Seen {
         await withCheckedContinuation { continuation in
             Thread {
-                var seen: Seen = []
+                var seen = Seen()
                 var kept: [WrittenChunks.Chunk] = []
-                while seen.count < limit, let chunk = chunks.next() {
-                    seen.append((chunk.offset, Array(chunk.bytes)))
-                    usleep(hold(seen.count))
+                while seen.chunks.count < limit, let chunk = chunks.next() {
+                    seen.chunks.append((chunk.offset, Array(chunk.bytes)))
+                    switch hold(seen.chunks.count) {
+                    case .micros(let micros):
+                        usleep(micros)
+                    case .untilTheWriterWaits(let micros):
+                        for _ in 0..<10_000 where !chunks.writerWaits { usleep(1_000) }
+                        seen.writerWaited = seen.writerWaited || chunks.writerWaits
+                        usleep(micros)
+                    }
                     if limit == .max { chunks.giveBack(chunk) } else { kept.append(chunk) }
                 }
                 chunks.close()
@@ -32,7 +50,7 @@ struct WrittenChunksTests {
     /// Runs `transfer` with a reader (see `read`) on chunks opened before it starts and
     /// closed once it ends, whichever way (a failure must not leave the reader waiting);
     /// returns what the transfer returned and what the reader saw.
-    static func withReader<T>(takeAtMost limit: Int = .max, hold: @escaping @Sendable (Int) -> UInt32,
+    static func withReader<T>(takeAtMost limit: Int = .max, hold: @escaping @Sendable (Int) -> Hold,
                               _ transfer: (WrittenChunks) async throws -> T) async throws -> (T, Seen) {
         let chunks = WrittenChunks()
         chunks.open()
@@ -46,9 +64,9 @@ struct WrittenChunksTests {
     /// Checks that `seen` holds consecutive runs of `content`, from the engine's first
     /// gathered write; returns where the last one ends.
     static func checkConsecutive(_ seen: Seen, of content: [UInt8]) -> Int {
-        var end = Int(seen.first?.offset ?? 0)
+        var end = Int(seen.chunks.first?.offset ?? 0)
         #expect(end > 0 && end <= 16_384, "only the first callback's bytes are written unlent")
-        for chunk in seen {
+        for chunk in seen.chunks {
             #expect(Int(chunk.offset) == end, "a gap: bytes written but not lent")
             #expect(chunk.bytes.elementsEqual(content[end..<min(end + chunk.bytes.count, content.count)]))
             end += chunk.bytes.count
@@ -60,7 +78,7 @@ struct WrittenChunksTests {
         try await EngineTesting.with { t in
             let content = EngineTesting.bytes(3_000_000)
             t.server.addFile("slow.bin", content)
-            let ((result, bytes), seen) = try await Self.withReader(hold: { _ in 2_000 }) { chunks in
+            let ((result, bytes), seen) = try await Self.withReader(hold: { _ in .micros(2_000) }) { chunks in
                 try await t.download("/files/slow.bin") { $0.writtenChunks = chunks }
             }
             #expect(EngineTesting.sha256(bytes) == EngineTesting.sha256(content))
@@ -75,7 +93,9 @@ struct WrittenChunksTests {
         try await EngineTesting.with { t in
             let content = EngineTesting.bytes(3_000_000)
             t.server.addFile("held.bin", content)
-            let ((result, bytes), seen) = try await Self.withReader(hold: { n in n == 1 ? 1_800_000 : 0 }) { chunks in
+            // Longer than the stall timeout, from the moment the transfer pauses.
+            let hold = { @Sendable (n: Int) -> Hold in n == 1 ? .untilTheWriterWaits(thenMicros: 1_500_000) : .micros(0) }
+            let ((result, bytes), seen) = try await Self.withReader(hold: hold) { chunks in
                 try await t.download("/files/held.bin") {
                     $0.writtenChunks = chunks
                     $0.options.stallTimeout = .seconds(1)
@@ -83,6 +103,7 @@ struct WrittenChunksTests {
             }
             #expect(throws: Never.self) { try result.get() }
             #expect(EngineTesting.sha256(bytes) == EngineTesting.sha256(content))
+            #expect(seen.writerWaited)
             _ = Self.checkConsecutive(seen, of: content)
         }
     }
@@ -91,15 +112,16 @@ struct WrittenChunksTests {
         try await EngineTesting.with { t in
             let content = EngineTesting.bytes(4_000_000)
             t.server.addFile("left.bin", content)
-            // Keeps every buffer it is lent, so the transfer waits for it (0.5 s is ample
-            // for 1 MiB over loopback), then leaves.
+            // Keeps every buffer it is lent, waits until the transfer waits for one, then leaves.
             let capacity = WrittenChunks.defaultCapacity
-            let ((result, bytes), seen) = try await Self.withReader(takeAtMost: capacity, hold: { n in n == capacity ? 500_000 : 0 }) { chunks in
+            let hold = { @Sendable (n: Int) -> Hold in n == capacity ? .untilTheWriterWaits(thenMicros: 0) : .micros(0) }
+            let ((result, bytes), seen) = try await Self.withReader(takeAtMost: capacity, hold: hold) { chunks in
                 try await t.download("/files/left.bin") { $0.writtenChunks = chunks }
             }
             #expect(throws: Never.self) { try result.get() }
             #expect(EngineTesting.sha256(bytes) == EngineTesting.sha256(content))
-            #expect(seen.count == capacity)
+            #expect(seen.chunks.count == capacity)
+            #expect(seen.writerWaited)
         }
     }
 
@@ -110,14 +132,14 @@ struct WrittenChunksTests {
             let source = t.write("source.bin", content)
             let (file, fd) = try t.openFile("copy.bin")
             defer { close(fd) }
-            let (outcome, seen) = try await Self.withReader(hold: { _ in 20_000 }) { chunks in
+            let (outcome, seen) = try await Self.withReader(hold: { _ in .micros(20_000) }) { chunks in
                 var request = TransferRequest(url: "file://" + source, destination: .file(descriptor: fd, offset: 0))
                 request.writtenChunks = chunks
                 return try await t.engine.perform(request, progress: TransferProgress())
             }
             #expect(outcome.bytesTransferred == 3_000_000)
             #expect(EngineTesting.sha256(t.read(file)) == EngineTesting.sha256(content))
-            #expect(seen.allSatisfy { chunk in
+            #expect(seen.chunks.allSatisfy { chunk in
                 chunk.bytes.elementsEqual(content[Int(chunk.offset)..<(Int(chunk.offset) + chunk.bytes.count)])
             })
         }
