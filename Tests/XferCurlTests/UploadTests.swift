@@ -174,7 +174,8 @@ struct UploadTests {
     }
 
     /// Past the answer timeout the attempt fails as `unanswered`, counted from the body's
-    /// last byte (here well before the stall timeout would have run out).
+    /// last byte. The error says which timeout decided (the stall timeout, 20 s, would
+    /// give `stalled`); no wall-clock bound: a loaded CI machine took 16 s over it.
     @Test func anUploadLeftUnansweredForTheAnswerTimeoutFailsAsUnanswered() async throws {
         try await EngineTesting.with { t in
             let path = t.write("ignored.bin", EngineTesting.bytes(100_000))
@@ -182,7 +183,6 @@ struct UploadTests {
             var request = TransferRequest(url: t.url("/uploads/ignored.bin"), method: .put, body: .file(path: path, contentType: nil))
             request.options.stallTimeout = .seconds(20)
             request.options.answerTimeout = .seconds(1)
-            let started = ContinuousClock.now
             await #expect {
                 _ = try await t.engine.perform(request, progress: TransferProgress())
             } throws: {
@@ -190,7 +190,6 @@ struct UploadTests {
                 return error?.code == TransferError.unanswered && error?.kind == .transient
                     && error?.message == "the whole body was sent, then no answer came for 1 s (the answer timeout)"
             }
-            #expect(ContinuousClock.now - started < .seconds(15), "the stall timeout did not decide")
         }
     }
 
