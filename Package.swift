@@ -4,6 +4,7 @@ import PackageDescription
 // The layout is the architecture:
 //   CCurl / CArchive      system libraries (pkg-config), imported only by
 //   XferCurl / XferArchive  Swift wrappers with no C types in their public API;
+//   XferThreads           threads that name themselves, for the three modules that start them;
 //   XferBatch             the core: Manifest -> Plan -> Execution (no C imports);
 //   xferbatch             the executable: argument parsing only.
 let package = Package(
@@ -31,22 +32,26 @@ let package = Package(
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"])]
         ),
+        // Threads that name themselves (for top -H and perf): XferCurl, XferArchive, XferBatch.
+        .target(name: "XferThreads"),
         .target(
             name: "XferCurl",
             dependencies: [
                 "CCurl",
+                "XferThreads",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "XferArchive",
-            dependencies: ["CArchive"]
+            dependencies: ["CArchive", "XferThreads"]
         ),
         .target(
             name: "XferBatch",
             dependencies: [
                 "XferCurl",
                 "XferArchive",
+                "XferThreads",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -91,6 +96,10 @@ let package = Package(
             name: "XferArchiveTests",
             dependencies: ["XferArchive", "XferFixtures"],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "XferThreadsTests",
+            dependencies: ["XferThreads"]
         ),
         .testTarget(
             name: "XferCurlTests",

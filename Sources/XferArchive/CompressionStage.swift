@@ -1,5 +1,6 @@
 internal import CArchive
 import Foundation
+import XferThreads
 
 /// The second half of writing a compressed tarball: gzip, xz or zstd on a thread of its own.
 ///
@@ -39,9 +40,7 @@ final class CompressionStage: ByteSink, @unchecked Sendable {
             archive_write_free(a)
             throw error
         }
-        let thread = Thread { [self] in compressUntilClosed() }
-        thread.start()
-        thread.name = "xb-compress"  // after start (see TransferEngine.init)
+        NamedThread.start("xb-compress") { [self] in compressUntilClosed() }
     }
 
     override func accept(_ bytes: UnsafeRawBufferPointer) -> Bool {

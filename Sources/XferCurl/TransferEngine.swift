@@ -2,6 +2,7 @@ internal import CCurl
 import Foundation
 import Logging
 import Synchronization
+import XferThreads
 
 /// Runs transfers on libcurl's multi interface: one `CURLM`, one thread that owns it.
 ///
@@ -93,15 +94,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
         }
         // The thread keeps the engine alive until its loop ends (after `shutdown()`); the
         // engine keeps no reference to the thread, so there is no cycle.
-        let thread = Thread { [self] in runLoop() }
-        thread.stackSize = 1 << 20
-        thread.start()
-        // Named after `start()`, in at most 15 bytes (else Linux keeps none), for `top -H`
-        // and perf: Foundation on Linux passes a name to the thread only once it knows the
-        // thread's pthread, which `start()` records as it returns. A name set before never
-        // reached the thread; one set by the thread itself did only if `start()` had
-        // returned by then (not on a loaded CI machine).
-        thread.name = "xb-curl"
+        NamedThread.start("xb-curl", stackSize: 1 << 20) { [self] in runLoop() }
     }
 
     /// Idle connections kept by default: beyond any sensible `limits.concurrency`, and

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import XferThreads
 
 /// Runs blocking file work (archiving, extracting) on a thread of its own.
 ///
@@ -18,9 +19,7 @@ enum BlockingWork {
         let cancellation = Cancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                let thread = Thread { continuation.resume(with: Result { try body(cancellation) }) }
-                thread.start()
-                thread.name = "xb-file-work"  // after start (see TransferEngine.init)
+                NamedThread.start("xb-file-work") { continuation.resume(with: Result { try body(cancellation) }) }
             }
         } onCancel: {
             cancellation.cancel()

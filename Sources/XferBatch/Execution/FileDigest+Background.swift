@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import XferThreads
 
 extension FileDigest {
     /// A SHA-256 of bytes handed over as they go by, computed on a thread of its own.
@@ -18,9 +19,7 @@ extension FileDigest {
         private var digest: String?
 
         init() {
-            let thread = Thread { [self] in hashUntilFinished() }
-            thread.start()
-            thread.name = "xb-digest"  // after start (see TransferEngine.init)
+            NamedThread.start("xb-digest") { [self] in hashUntilFinished() }
         }
 
         /// Hands over a copy of `bytes`; waits while `maxQueued` chunks are pending.

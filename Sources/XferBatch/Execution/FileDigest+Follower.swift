@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Synchronization
 import XferCurl
+import XferThreads
 
 extension FileDigest {
     /// Files at least this large are hashed while they download, not read back after.
@@ -41,9 +42,7 @@ extension FileDigest {
             guard fd >= 0 else { return nil }
             self.chunks = chunks
             chunks.open()
-            let thread = Thread { [self] in follow() }
-            thread.start()
-            thread.name = "xb-follow"  // after start (see TransferEngine.init)
+            NamedThread.start("xb-follow") { [self] in follow() }
         }
 
         deinit { close(fd) }
