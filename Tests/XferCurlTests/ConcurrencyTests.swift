@@ -84,10 +84,12 @@ struct ConcurrencyTests {
         }
     }
 
-    @Test func cancellingStopsTheTransferPromptlyAndKeepsTheBytesWritten() async throws {
+    /// The drip would take 50 s: a transfer that ends `cancelled` was stopped by the cancel,
+    /// not by its end. How long that took is not asserted (a loaded CI machine sets it).
+    @Test func cancellingStopsTheTransferAndKeepsTheBytesWritten() async throws {
         try await EngineTesting.with { t in
             t.server.addFile("slow.bin", EngineTesting.bytes(1_000_000))
-            t.server.script("/files/slow.bin", [.drip(bytesPerSecond: 100_000)])
+            t.server.script("/files/slow.bin", [.drip(bytesPerSecond: 20_000)])
             let (file, fd) = try t.openFile("slow.bin")
             defer { close(fd) }
             let progress = TransferProgress()
@@ -96,20 +98,16 @@ struct ConcurrencyTests {
                                            progress: progress)
             }
             // Wait (bounded) until several chunks have arrived, then cancel.
-            for _ in 0..<500 where progress.bytesDone < 50_000 { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(progress.bytesDone >= 50_000)
+            for _ in 0..<500 where progress.bytesDone < 20_000 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(progress.bytesDone >= 20_000)
             let received = progress.bytesDone
-            let cancelledAt = ContinuousClock.now
             task.cancel()
             let result = await task.result
-            let elapsed = ContinuousClock.now - cancelledAt
             #expect((result.failure as? TransferError)?.kind == .cancelled)
-            // The drip would take 10 s. Alone this takes milliseconds; the bound leaves room for
-            // a loaded CI machine running every suite at once on two cores.
-            #expect(elapsed < .seconds(5), "cancellation took \(elapsed)")
             let kept = t.read(file)
-            // Every byte received before the cancel is in the file, gathered writes included.
-            #expect(kept.count >= received)
+            // Every byte received before the cancel is in the file, gathered writes included;
+            // the transfer stopped well short of its end.
+            #expect(kept.count >= received && kept.count < 1_000_000)
             #expect(kept == Array(EngineTesting.bytes(1_000_000)[..<kept.count]))
         }
     }
@@ -140,12 +138,13 @@ struct ConcurrencyTests {
     }
 
     /// Transfers their server holds back take what they get, and the other takes the rest
-    /// of the cap: nearly all of it, not an even third.
+    /// of the cap: nearly all of it, not an even share.
     @Test func aTransferHeldBackByItsServerLeavesTheRestOfTheCapToTheOthers() async throws {
         try await EngineTesting.with { t in
             let cap = SharedBandwidth(bytesPerSecond: 1_000_000)
             var slow: [Task<TransferOutcome, any Error>] = []
-            for name in ["slow1", "slow2"] {
+            for index in 0..<5 {
+                let name = "slow\(index)"
                 t.server.addFile(name, EngineTesting.bytes(1_000_000))
                 t.server.script("/files/\(name)", [.drip(bytesPerSecond: 20_000)])  // 50 s: under way until cancelled
                 let engine = t.engine, url = t.url("/files/\(name)"), progress = TransferProgress()
@@ -159,9 +158,10 @@ struct ConcurrencyTests {
             _ = try await t.engine.perform(TransferRequest(url: t.url("/files/fast"), options: .init(bandwidth: cap)), progress: fastProgress)
             let elapsed = ContinuousClock.now - started
             #expect(fastProgress.bytesDone == 3_000_000)
-            // At the rest of the cap (about 960 KB/s) 3 MB take 3.1 s; at a third of it, 9 s.
-            // The bound between leaves room for a machine busy with other work.
-            #expect(elapsed < .seconds(6), "3 MB beside two slow transfers under a cap of 1 MB/s took \(elapsed)")
+            // At the rest of the cap (about 900 KB/s) 3 MB take 3.3 s; at an even sixth of
+            // it, 18 s. The bound sits between, three times the first: a busy machine does
+            // not slow a 1 MB/s transfer threefold, an even share does more than fivefold.
+            #expect(elapsed < .seconds(10), "3 MB beside five slow transfers under a cap of 1 MB/s took \(elapsed)")
             for task in slow {
                 task.cancel()
                 #expect((await task.result.failure as? TransferError)?.kind == .cancelled)
