@@ -119,8 +119,9 @@ struct RunStateTests {
         let server = try await FixtureServer.start()
         let content = (0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 10) }
         server.addFile("slow.bin", content)
-        // About 10 s for the whole file: the run is killed long before it could finish.
-        server.script("/files/slow.bin", [.drip(bytesPerSecond: 200_000)])
+        // About 40 s for the whole file: the run is killed long before it could finish, even
+        // on a loaded machine where this test waits seconds for its turn.
+        server.script("/files/slow.bin", [.drip(bytesPerSecond: 50_000)])
         try #"{"version": 1, "outputDir": "out", "jobs": [{"id": "slow", "download": {"url": "\#(server.baseURL)/files/slow.bin", "to": "slow.bin"}}]}"#
             .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
         let program = try RunningProgram(CommandRunner.binary.path,

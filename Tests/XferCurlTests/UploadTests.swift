@@ -129,12 +129,14 @@ struct UploadTests {
     @Test(arguments: [false, true])
     func aSourceThatShrinksWhileSentFailsAtOnceAsChanged(multipart: Bool) async throws {
         try await EngineTesting.with { t in
-            let path = t.write("growing.log", EngineTesting.bytes(2_000_000))
+            // 100 s to send whole at the cap: the cut lands while it is sent even when a
+            // loaded machine leaves this task waiting for seconds (2 MB, 5 s, did not).
+            let path = t.write("growing.log", [UInt8](repeating: 0x6c, count: 40_000_000))
             var request = TransferRequest(url: t.url(multipart ? "/forms/upload" : "/uploads/growing.log"),
                                           method: multipart ? .post : .put,
                                           body: multipart ? .multipart(fields: [], files: [.init(field: "f", path: path)])
                                                           : .file(path: path, contentType: nil))
-            request.options.bandwidth = SharedBandwidth(bytesPerSecond: 400_000)  // 5 s for the whole file
+            request.options.bandwidth = SharedBandwidth(bytesPerSecond: 400_000)
             request.options.stallTimeout = .seconds(3)
             let progress = TransferProgress()
             let engine = t.engine
