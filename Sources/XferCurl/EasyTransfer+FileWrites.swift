@@ -47,11 +47,11 @@ extension EasyTransfer {
     /// `writtenChunks` holds every spare one: the write callback then pauses the transfer
     /// (libcurl keeps the chunk), and the reader's thread asks the loop to go on once it
     /// gives a buffer back (`TransferEngine.Command.readerReady`). Stalls do not count
-    /// while it waits. Never for `file:`, which libcurl cannot pause (the transfer fails
-    /// with CURLE_WRITE_ERROR): its bytes go on unlent, and the reader reads them.
+    /// while it waits. Never when libcurl cannot pause the transfer (`canPause`: `file:`):
+    /// its bytes go on unlent, and the reader reads them from the file.
     func waitsForReader(_ bytes: Int) -> Bool {
         guard let chunks = request.writtenChunks, pendingWrite != nil, pendingCount + bytes > Self.coalescedWriteSize,
-              let engine, scheme != "file" else { return false }
+              let engine, Self.canPause(scheme) else { return false }
         let id = self.id
         heldForReader = !chunks.canLend { [weak engine] in engine?.send(.readerReady(id)) }
         return heldForReader

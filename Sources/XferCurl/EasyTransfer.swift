@@ -102,12 +102,18 @@ final class EasyTransfer: @unchecked Sendable {
         self.progress = progress
         self.continuation = continuation
         self.scheme = Self.scheme(of: request.url)
-        self.gate = scheme == "file" ? nil : request.options.bandwidth.map(BandwidthGate.init)
+        self.gate = Self.canPause(scheme) ? request.options.bandwidth.map(BandwidthGate.init) : nil
         self.errorBuffer = .allocate(capacity: Int(XB_CURL_ERROR_SIZE) + 1)
         self.errorBuffer.initialize(repeating: 0, count: Int(XB_CURL_ERROR_SIZE) + 1)
     }
 
     var isHTTP: Bool { scheme == "http" || scheme == "https" }
+
+    /// Whether libcurl can pause a transfer of `scheme` from its write callback. Not
+    /// `file:`: it fails the transfer instead (CURLE_WRITE_ERROR, "Write callback asked for
+    /// PAUSE when not supported"), so neither the bandwidth cap nor the digest's reader
+    /// holds one.
+    static func canPause(_ scheme: String) -> Bool { scheme != "file" }
 
     static func nanoseconds(_ d: Duration) -> UInt64 {
         UInt64(d.components.seconds) * 1_000_000_000 + UInt64(d.components.attoseconds / 1_000_000_000)

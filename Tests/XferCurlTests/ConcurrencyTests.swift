@@ -137,6 +137,22 @@ struct ConcurrencyTests {
         }
     }
 
+    /// A `file:` copy is a local copy, and libcurl cannot pause one (asked to, it fails the
+    /// transfer with CURLE_WRITE_ERROR): a cap does not hold it, and it arrives whole.
+    @Test func aFileCopyUnderASpentCapIsNotHeldAndArrivesWhole() async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(3_000_000)
+            let source = t.write("source.bin", content)
+            let (file, fd) = try t.openFile("copy.bin")
+            defer { close(fd) }
+            // 1 KB/s: 3 MB held to it would take most of an hour.
+            let request = TransferRequest(url: "file://" + source, destination: .file(descriptor: fd, offset: 0),
+                                          options: .init(bandwidth: SharedBandwidth(bytesPerSecond: 1000)))
+            _ = try await t.engine.perform(request, progress: TransferProgress())
+            #expect(EngineTesting.sha256(t.read(file)) == EngineTesting.sha256(content))
+        }
+    }
+
     /// Transfers their server holds back take what they get, and the other takes the rest
     /// of the cap: nearly all of it, not an even share.
     @Test func aTransferHeldBackByItsServerLeavesTheRestOfTheCapToTheOthers() async throws {

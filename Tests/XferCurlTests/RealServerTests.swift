@@ -31,6 +31,17 @@ struct RealServerTests {
         return try await engine.perform(r, progress: TransferProgress())
     }
 
+    /// `content` as `name` on a real FTP or SFTP server (`scheme`), an engine, and the local
+    /// path to download it to; nothing runs when the server's package is not installed.
+    func withRemoteFile(_ scheme: String, _ name: String, _ content: [UInt8],
+                        _ body: (TransferEngine, DatedRemoteFile, String) async throws -> Void) async throws {
+        guard let remote = try DatedRemoteFile(scheme, name, content) else { return }
+        defer { remote.server.stop() }
+        try await withEngine { engine, scratch in
+            try await body(engine, remote, scratch.appendingPathComponent(name).path)
+        }
+    }
+
     func read(_ path: String) -> [UInt8] { FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? [] }
 
     /// The cap holds against nginx on loopback, to within what a quiet cap lets through at
@@ -58,11 +69,8 @@ struct RealServerTests {
     @Test(arguments: ["ftp", "sftp"])
     func aCappedFTPOrSFTPTransferKeepsToTheCapAndArrivesWhole(scheme: String) async throws {
         let content = EngineTesting.bytes(1_000_000)
-        guard let remote = try DatedRemoteFile(scheme, "capped.bin", content) else { return }
-        defer { remote.server.stop() }
-        let url = remote.url, settings = remote.settings
-        try await withEngine { engine, scratch in
-            let file = scratch.appendingPathComponent("capped.bin").path
+        try await withRemoteFile(scheme, "capped.bin", content) { engine, remote, file in
+            let url = remote.url, settings = remote.settings
             let started = ContinuousClock.now
             _ = try await download(engine, url, to: file) { r in
                 settings(&r)
@@ -92,11 +100,8 @@ struct RealServerTests {
     @Test(arguments: ["ftp", "sftp"])
     func anFTPOrSFTPDownloadWaitsForASlowDigestReader(scheme: String) async throws {
         let content = EngineTesting.bytes(3_000_000)
-        guard let remote = try DatedRemoteFile(scheme, "followed.bin", content) else { return }
-        defer { remote.server.stop() }
-        let url = remote.url, settings = remote.settings
-        try await withEngine { engine, scratch in
-            let file = scratch.appendingPathComponent("followed.bin").path
+        try await withRemoteFile(scheme, "followed.bin", content) { engine, remote, file in
+            let url = remote.url, settings = remote.settings
             let (_, seen) = try await WrittenChunksTests.withReader(hold: { _ in .micros(2_000) }) { chunks in
                 try await download(engine, url, to: file) { r in
                     settings(&r)
@@ -359,11 +364,8 @@ struct RealServerTests {
     @Test(arguments: ["ftp", "sftp"])
     func anFTPOrSFTPPartialContinuesOnlyWhileTheRemoteFileKeepsItsTime(scheme: String) async throws {
         let content = EngineTesting.bytes(1_000_000)
-        guard let remote = try DatedRemoteFile(scheme, "r.bin", content) else { return }
-        defer { remote.server.stop() }
-        let url = remote.url, settings = remote.settings
-        try await withEngine { engine, scratch in
-            let file = scratch.appendingPathComponent("r.bin").path
+        try await withRemoteFile(scheme, "r.bin", content) { engine, remote, file in
+            let url = remote.url, settings = remote.settings
             let seen = Mutex<String?>(nil)
             _ = try await download(engine, url, to: file) { r in
                 settings(&r)
@@ -399,18 +401,15 @@ struct RealServerTests {
     @Test(arguments: ["ftp", "sftp"])
     func anFTPOrSFTPPartialHoldingTheWholeFileIsCompleteOnlyIfTheFileKeptItsTime(scheme: String) async throws {
         let content = EngineTesting.bytes(100_000)
-        guard let remote = try DatedRemoteFile(scheme, "w.bin", content) else { return }
-        defer { remote.server.stop() }
-        let url = remote.url
-        func resume(_ validator: String) -> (inout TransferRequest) -> Void {
-            { r in
-                remote.settings(&r)
-                r.resumeFrom = 100_000
-                r.ifRange = validator
+        try await withRemoteFile(scheme, "w.bin", content) { engine, remote, file in
+            let url = remote.url
+            func resume(_ validator: String) -> (inout TransferRequest) -> Void {
+                { r in
+                    remote.settings(&r)
+                    r.resumeFrom = 100_000
+                    r.ifRange = validator
+                }
             }
-        }
-        try await withEngine { engine, scratch in
-            let file = scratch.appendingPathComponent("w.bin").path
             let outcome = try await download(engine, url, to: file, request: resume(DatedRemoteFile.time), existing: content)
             #expect(outcome.resumed)
             #expect(outcome.bytesTransferred == 0)
@@ -424,17 +423,14 @@ struct RealServerTests {
     /// first byte as a 304, writing nothing; another time, and it is fetched.
     @Test(arguments: ["ftp", "sftp"])
     func anFTPOrSFTPDownloadGivenTheFilesTimeEndsAsNotModified(scheme: String) async throws {
-        guard let remote = try DatedRemoteFile(scheme, "c.bin", EngineTesting.bytes(200_000)) else { return }
-        defer { remote.server.stop() }
-        let url = remote.url
-        func since(_ date: String) -> (inout TransferRequest) -> Void {
-            { r in
-                remote.settings(&r)
-                r.ifModifiedSince = date
+        try await withRemoteFile(scheme, "c.bin", EngineTesting.bytes(200_000)) { engine, remote, file in
+            let url = remote.url
+            func since(_ date: String) -> (inout TransferRequest) -> Void {
+                { r in
+                    remote.settings(&r)
+                    r.ifModifiedSince = date
+                }
             }
-        }
-        try await withEngine { engine, scratch in
-            let file = scratch.appendingPathComponent("c.bin").path
             let same = try await download(engine, url, to: file, request: since(DatedRemoteFile.time))
             #expect(same.status == 304)
             #expect(read(file).isEmpty, "nothing written")

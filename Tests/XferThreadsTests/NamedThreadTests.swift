@@ -43,8 +43,8 @@ import XferThreads
     }
 
     @Test func theStackSizeAskedForIsTheThreadsStack() async {
-        // glibc rounds a requested stack up to whole pages; 1 MiB is already whole. The
-        // attributes' size is what the thread got, from `pthread_getattr_np`.
+        // 1 MiB is whole pages, so nothing rounds it. Left unset, the thread reports the
+        // default (8 MiB here), and this fails (checked).
         let size = await withCheckedContinuation { continuation in
             NamedThread.start("xb-stack", stackSize: 1 << 20) {
                 continuation.resume(returning: Thread.current.stackSize)

@@ -20,8 +20,9 @@ extension FileDigest {
     /// and hash the file again.
     final class Follower: Sendable {
         private let fd: Int32
-        /// Give to the transfer (`TransferRequest.writtenChunks`) before it starts.
-        let chunks: WrittenChunks
+        /// What the transfer lends (its `TransferRequest.writtenChunks`); closed when the
+        /// follower stops, which lets a transfer waiting for a buffer go on.
+        private let chunks: WrittenChunks
         private let cancelled = Atomic<Bool>(false)
         private let outcome = Mutex(Outcome())
 
