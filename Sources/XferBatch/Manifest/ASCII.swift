@@ -1,8 +1,21 @@
+import Foundation
+
 /// Byte-level ASCII helpers for hot paths (per-job work in 100,000-job manifests), where
 /// Character-level or Foundation string searching costs more than the work itself.
 enum ASCII {
     static func lowercased(_ b: UInt8) -> UInt8 {
         b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+    }
+
+    /// Whether `text` holds the byte `b`, by `memchr` over its UTF-8 storage: the generic
+    /// `text.utf8.contains(b)` walks `String.UTF8View`'s indices, about 30 instructions a
+    /// byte (callgrind), which made it 6.6% of planning a 20,000-job manifest.
+    static func contains(_ text: String, _ b: UInt8) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let start = bytes.baseAddress, !bytes.isEmpty else { return false }
+            return memchr(start, Int32(b), bytes.count) != nil
+        }
     }
 
     /// True when `haystack`, compared case-insensitively, contains the lower-case ASCII `needle`.

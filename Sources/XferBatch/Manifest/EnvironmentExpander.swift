@@ -45,7 +45,7 @@ public struct EnvironmentExpander: Sendable {
 
     /// `text` expanded, telling `visit` each variable read and its value.
     private func expand(_ text: String, visit: (_ name: Substring, _ value: String) -> Void) throws(Failure) -> String {
-        guard text.utf8.contains(UInt8(ascii: "$")) else { return text }
+        guard ASCII.contains(text, UInt8(ascii: "$")) else { return text }
         var out = ""
         var rest = Substring(text)
         while let dollar = rest.firstIndex(of: "$") {

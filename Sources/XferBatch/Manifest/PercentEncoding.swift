@@ -20,7 +20,7 @@ enum PercentEncoding {
 
     /// Decodes `%XX` escapes; invalid UTF-8 in the result is replaced with U+FFFD.
     static func decode(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
+        guard ASCII.contains(text, UInt8(ascii: "%")) else { return text }
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         var i = 0

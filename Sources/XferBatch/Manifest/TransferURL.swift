@@ -187,7 +187,7 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
 
     /// `url` with the values of secret-looking query parameters replaced by `REDACTED`.
     private static func redactingQueryValues(of url: String) -> String {
-        guard url.utf8.contains(UInt8(ascii: "?")) else { return url }  // common case: no copy
+        guard ASCII.contains(url, UInt8(ascii: "?")) else { return url }  // common case: no copy
         let bytes = Array(url.utf8)
         guard let q = bytes.firstIndex(of: UInt8(ascii: "?")) else { return url }
         let fragmentStart = bytes[q...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
