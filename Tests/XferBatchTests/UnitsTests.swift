@@ -63,6 +63,19 @@ struct PathTextTests {
         #expect(PathText.normalize(expected) == expected, "normalising is idempotent")
     }
 
+    @Test(arguments: [
+        ("/a/b", true), ("/", true), ("a", true), (".b", true), ("/a/...", true), ("/功夫/熊猫", true),
+        ("/a//b", false), ("/a/", false), ("a/./b", false), ("a/..", false), (".", false), ("", false), ("//a", false),
+    ])
+    func tellsANormalPathFromOneNormalizingWouldChange(path: String, normal: Bool) {
+        #expect(PathText.isNormal(path) == normal)
+    }
+
+    @Test(arguments: [("/a/bcd/ef", 3), ("", 0), ("/功夫", 6), ("name", 4)])
+    func measuresTheLongestNameInBytes(path: String, bytes: Int) {
+        #expect(PathText.longestNameBytes(path) == bytes)
+    }
+
     @Test func containmentIsPerComponent() {
         #expect(PathText.isWithin("/out/a", folder: "/out"))
         #expect(PathText.isWithin("/out", folder: "/out"))

@@ -188,9 +188,13 @@ extension ManifestDecoder {
 enum JobID {
     /// `[A-Za-z0-9._-]+`
     static func isValid(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.allSatisfy { b in
-            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
-                || b == UInt8(ascii: ".") || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
+        var id = id
+        // Over the contiguous bytes: it runs for every id and every `dependsOn` entry.
+        return !id.isEmpty && id.withUTF8 { bytes in
+            bytes.allSatisfy { b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+                    || b == UInt8(ascii: ".") || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
+            }
         }
     }
 }

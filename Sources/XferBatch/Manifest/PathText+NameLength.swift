@@ -13,11 +13,14 @@ extension PathText {
     /// The length in bytes of the longest name in `path` (one pass, no allocation: it runs
     /// for every destination of a manifest).
     static func longestNameBytes(_ path: String) -> Int {
-        var longest = 0, current = 0
-        for byte in path.utf8 {
-            if byte == UInt8(ascii: "/") { current = 0 } else { current += 1; longest = max(longest, current) }
+        var path = path
+        return path.withUTF8 { bytes in  // contiguous: cheaper than walking `path.utf8`
+            var longest = 0, current = 0
+            for byte in bytes {
+                if byte == UInt8(ascii: "/") { current = 0 } else { current += 1; longest = max(longest, current) }
+            }
+            return longest
         }
-        return longest
     }
 
     /// The path `path + suffix`, or, when that name would pass `maxNameBytes`, the name cut

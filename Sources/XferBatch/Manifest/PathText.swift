@@ -59,22 +59,24 @@ enum PathText {
     static func isNormal(_ path: String) -> Bool {
         let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
         if path == "/" { return true }
-        var length = 0  // of the current component
-        var onlyDots = true
-        var first = true
-        for b in path.utf8 {
-            defer { first = false }
-            if b == slash {
-                if first { continue }  // a leading "/"
-                if length == 0 || (onlyDots && length <= 2) { return false }
-                length = 0
-                onlyDots = true
-            } else {
-                length += 1
-                if b != dot { onlyDots = false }
+        var path = path
+        // Over the contiguous bytes: walking `path.utf8` cost about 12 instructions a byte.
+        return path.withUTF8 { bytes in
+            var length = 0  // of the current component
+            var onlyDots = true
+            for (i, b) in bytes.enumerated() {
+                if b == slash {
+                    if i == 0 { continue }  // a leading "/"
+                    if length == 0 || (onlyDots && length <= 2) { return false }
+                    length = 0
+                    onlyDots = true
+                } else {
+                    length += 1
+                    if b != dot { onlyDots = false }
+                }
             }
+            return length > 0 && !(onlyDots && length <= 2)
         }
-        return length > 0 && !(onlyDots && length <= 2)
     }
 
     /// True when `path` is `folder` or inside it (both normalised and absolute).
