@@ -17,6 +17,12 @@ struct ASCIITests {
         #expect(text.utf8.contains(byte) == expected)
     }
 
+    @Test(arguments: [("0123abcdef", true), ("", true), ("12g4", false), ("ab功", false), ("abc ", false)])
+    func checksEveryByteWhereTheUTF8ViewDoes(text: String, expected: Bool) {
+        #expect(ASCII.allSatisfy(text, PercentEncoding.isHex) == expected)
+        #expect(text.utf8.allSatisfy(PercentEncoding.isHex) == expected)
+    }
+
     @Test func findsAByteInAStringCutFromALargerOne() {
         let whole = String(repeating: "a", count: 100) + "?q=1"
         let cut = String(whole.dropFirst(50))  // stored apart from `whole`

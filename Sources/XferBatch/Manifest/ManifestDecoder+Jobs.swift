@@ -74,7 +74,7 @@ extension ManifestDecoder {
             var lower = s.lowercased()
             // As digests are often written (OCI, Docker, SRI-less lock files): "sha256:<hex>".
             if lower.hasPrefix("sha256:") { lower.removeFirst("sha256:".count) }
-            guard lower.utf8.count == 64, lower.utf8.allSatisfy(PercentEncoding.isHex) else {
+            guard lower.utf8.count == 64, ASCII.allSatisfy(lower, PercentEncoding.isHex) else {
                 report("sha256 must be 64 hexadecimal digits, found \(s.utf8.count) characters", at: node.offset)
                 return nil
             }
@@ -188,13 +188,10 @@ extension ManifestDecoder {
 enum JobID {
     /// `[A-Za-z0-9._-]+`
     static func isValid(_ id: String) -> Bool {
-        var id = id
-        // Over the contiguous bytes: it runs for every id and every `dependsOn` entry.
-        return !id.isEmpty && id.withUTF8 { bytes in
-            bytes.allSatisfy { b in
-                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
-                    || b == UInt8(ascii: ".") || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
-            }
+        // Runs for every id and every `dependsOn` entry.
+        !id.isEmpty && ASCII.allSatisfy(id) { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+                || b == UInt8(ascii: ".") || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
         }
     }
 }

@@ -163,7 +163,7 @@ extension ManifestDecoder {
 
     /// RFC 9110 token characters.
     static func isToken(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { b in
+        !name.isEmpty && ASCII.allSatisfy(name) { b in
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "!#$%&'*+-.^_`|~".utf8.contains(b)
         }
     }
