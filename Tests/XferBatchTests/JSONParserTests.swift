@@ -54,6 +54,8 @@ struct JSONParserTests {
         ("1.", "digits expected after '.'"),
         ("\"abc", "unterminated string"),
         ("\"a\u{01}\"", "control character"),
+        ("\"abcdefghijklmnopq", "unterminated string"),  // past a word of eight bytes
+        ("\"abcdefghijk\u{01}\"", "control character"),
         (#""\x""#, "invalid escape"),
         (#""\ud800""#, "unpaired surrogate"),
         ("tru", "expected a value"),
@@ -64,6 +66,11 @@ struct JSONParserTests {
         let e = error(text)
         #expect(e != nil, "accepted \(text)")
         #expect(e?.message.contains(expected) == true, "\(e?.message ?? "nil") does not mention \(expected)")
+    }
+
+    @Test func aControlCharacterFarIntoAStringIsReportedWhereItIs() {
+        #expect(error("\"abcdefghijk\u{01}\"")?.offset == 12)
+        #expect(error("\"abcdefghijklmnopq")?.offset == 0, "an unterminated string is reported where it opens")
     }
 
     @Test func streamsTheElementsOfOneTopLevelArray() throws {

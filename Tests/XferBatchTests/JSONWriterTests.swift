@@ -3,13 +3,13 @@ import Testing
 
 @Suite("JSON writer")
 struct JSONWriterTests {
-    /// The byte-by-byte rule `needsEscaping` answers eight bytes at a time.
+    /// The byte-by-byte rule `JSONSpecialBytes` answers eight bytes at a time.
     private static func naive(_ bytes: [UInt8]) -> Bool {
         bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
     }
 
     private static func needsEscaping(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { JSONWriter.needsEscaping($0) }
+        bytes.withUnsafeBufferPointer { JSONSpecialBytes.firstIndex(in: $0, from: 0) != nil }
     }
 
     @Test func everyByteValueAtEveryPlaceOfAWordAndItsTailIsJudgedAsByteByByte() {

@@ -145,7 +145,7 @@ public struct JSONWriter {
         var s = s
         s.withUTF8 { utf8 in
             // Most strings (ids, paths, URLs) need no escape: copied whole.
-            guard Self.needsEscaping(utf8) else {
+            guard JSONSpecialBytes.firstIndex(in: utf8, from: 0) != nil else {
                 bytes.append(contentsOf: utf8)
                 return
             }
@@ -169,31 +169,5 @@ public struct JSONWriter {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }
         bytes.append(UInt8(ascii: "\""))
-    }
-
-    /// Whether a byte of `utf8` needs an escape in a JSON string (a control character, `"`
-    /// or `\`), eight bytes at a time: checking byte by byte was a fifth of writing a plan.
-    ///
-    /// For a word `x`, `(x - n·0x0101…) & ~x & 0x8080…` is nonzero exactly when some byte
-    /// of `x` is below `n` (for n <= 128; bytes of 0x80 and up never count, as `~x` clears
-    /// their high bit). `n = 0x20` finds control characters; on `x` XOR a repeated `"` or
-    /// `\`, `n = 1` finds a byte equal to it.
-    static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = utf8.baseAddress else { return false }
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let quotes = ones &* 0x22, backslashes = ones &* 0x5C
-        var i = 0
-        while i + 8 <= utf8.count {
-            let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-            let q = x ^ quotes, b = x ^ backslashes
-            if ((x &- ones &* 0x20) & ~x | (q &- ones) & ~q | (b &- ones) & ~b) & highs != 0 { return true }
-            i += 8
-        }
-        while i < utf8.count {
-            let c = utf8[i]
-            if c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { return true }
-            i += 1
-        }
-        return false
     }
 }

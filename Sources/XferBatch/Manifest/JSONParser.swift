@@ -231,19 +231,18 @@ public struct JSONParser {
             let open = index
             index += 1  // "
             let start = index
-            // Fast path: no escapes.
-            while index < bytes.count {
-                let b = bytes[index]
-                if b == UInt8(ascii: "\"") {
-                    let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-                    index += 1
-                    return s
-                }
-                if b == UInt8(ascii: "\\") { break }
-                if b < 0x20 { throw error("control character in string; escape it (e.g. \\n)") }
-                index += 1
+            // Fast path: no escapes, up to the closing quote.
+            guard let stop = JSONSpecialBytes.firstIndex(in: bytes, from: start) else {
+                index = bytes.count
+                throw error("unterminated string", at: open)
             }
-            guard index < bytes.count else { throw error("unterminated string", at: open) }
+            index = stop
+            if bytes[index] == UInt8(ascii: "\"") {
+                let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                index += 1
+                return s
+            }
+            if bytes[index] < 0x20 { throw error("control character in string; escape it (e.g. \\n)") }
             var out = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
             while index < bytes.count {
                 let b = bytes[index]
