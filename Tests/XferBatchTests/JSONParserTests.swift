@@ -68,6 +68,31 @@ struct JSONParserTests {
         #expect(e?.message.contains(expected) == true, "\(e?.message ?? "nil") does not mention \(expected)")
     }
 
+    @Test func anInvalidByteAfterAnyRunOfASCIIIsFoundWhereItIs() {
+        for length in 1...20 {
+            for position in 0..<length {
+                var bytes = Array(repeating: UInt8(ascii: "a"), count: length)
+                bytes[position] = 0xFF
+                #expect(UTF8Check.firstInvalidOffset(bytes) == position, "0xFF at \(position) of \(length)")
+                bytes[position] = 0xC3  // a sequence cut short by the ASCII after it, or by the end
+                #expect(UTF8Check.firstInvalidOffset(bytes) == position, "0xC3 at \(position) of \(length)")
+            }
+        }
+    }
+
+    @Test func randomBytesAreJudgedAsTheStandardLibraryJudgesThem() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let pieces: [[UInt8]] = [Array("abcdefgh".utf8), Array("é".utf8), Array("功".utf8), Array("😀".utf8), [0x80], [0xED, 0xA0, 0x80], [0xC0, 0x80]]
+            let bytes = (0..<Int.random(in: 0...8, using: &generator)).flatMap { _ in pieces.randomElement(using: &generator)! }
+            let valid = String(validating: bytes, as: UTF8.self) != nil
+            if (UTF8Check.firstInvalidOffset(bytes) == nil) != valid {
+                Issue.record("misjudged \(bytes)")
+                return
+            }
+        }
+    }
+
     @Test func aControlCharacterFarIntoAStringIsReportedWhereItIs() {
         #expect(error("\"abcdefghijk\u{01}\"")?.offset == 12)
         #expect(error("\"abcdefghijklmnopq")?.offset == 0, "an unterminated string is reported where it opens")

@@ -9,7 +9,13 @@ enum UTF8Check {
         bytes.withUnsafeBufferPointer { b in
             var i = 0
             let n = b.count
+            guard let base = b.baseAddress else { return nil }
             while i < n {
+                // ASCII, nearly all of a manifest, eight bytes at a time (no high bit set).
+                while i + 8 <= n, UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                    i += 8
+                }
+                guard i < n else { break }
                 let c = b[i]
                 if c < 0x80 { i += 1; continue }
                 let need: Int
