@@ -70,6 +70,19 @@ struct EngineTesting {
         return (result, read(file))
     }
 
+    /// Copies `content` through a `file:` URL into a new file: libcurl's local copy, which
+    /// it cannot pause. Returns the outcome and the copy's bytes.
+    func copy(_ content: [UInt8], request: (inout TransferRequest) -> Void = { _ in }) async throws
+        -> (outcome: TransferOutcome, bytes: [UInt8]) {
+        let source = write("source-\(UUID().uuidString)", content)
+        let (file, fd) = try openFile("copy-\(UUID().uuidString)")
+        defer { close(fd) }
+        var r = TransferRequest(url: "file://" + source, destination: .file(descriptor: fd, offset: 0))
+        request(&r)
+        let outcome = try await engine.perform(r, progress: TransferProgress())
+        return (outcome, read(file))
+    }
+
     /// Downloads `path` into the descriptor `fd` (caller-owned); returns the error, if any.
     func failure(downloading path: String, into fd: Int32) async -> TransferError? {
         do {

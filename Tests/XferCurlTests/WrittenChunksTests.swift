@@ -129,16 +129,11 @@ struct WrittenChunksTests {
     @Test func aFileCopyGoesOnWithoutWaitingForASlowReader() async throws {
         try await EngineTesting.with { t in
             let content = EngineTesting.bytes(3_000_000)
-            let source = t.write("source.bin", content)
-            let (file, fd) = try t.openFile("copy.bin")
-            defer { close(fd) }
-            let (outcome, seen) = try await Self.withReader(hold: { _ in .micros(20_000) }) { chunks in
-                var request = TransferRequest(url: "file://" + source, destination: .file(descriptor: fd, offset: 0))
-                request.writtenChunks = chunks
-                return try await t.engine.perform(request, progress: TransferProgress())
+            let ((outcome, copied), seen) = try await Self.withReader(hold: { _ in .micros(20_000) }) { chunks in
+                try await t.copy(content) { $0.writtenChunks = chunks }
             }
             #expect(outcome.bytesTransferred == 3_000_000)
-            #expect(EngineTesting.sha256(t.read(file)) == EngineTesting.sha256(content))
+            #expect(EngineTesting.sha256(copied) == EngineTesting.sha256(content))
             #expect(seen.chunks.allSatisfy { chunk in
                 chunk.bytes.elementsEqual(content[Int(chunk.offset)..<(Int(chunk.offset) + chunk.bytes.count)])
             })

@@ -22,7 +22,7 @@ enum JSONSpecialBytes {
         return nil
     }
 
-    static func isSpecial(_ b: UInt8) -> Bool {
+    private static func isSpecial(_ b: UInt8) -> Bool {
         b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\")
     }
 

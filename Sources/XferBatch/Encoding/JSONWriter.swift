@@ -144,15 +144,11 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { utf8 in
-            // Most strings (ids, paths, URLs) need no escape: copied whole.
-            guard JSONSpecialBytes.firstIndex(in: utf8, from: 0) != nil else {
-                bytes.append(contentsOf: utf8)
-                return
-            }
+            // From one byte to escape to the next, found eight bytes at a time: most strings
+            // (ids, paths, URLs) have none, and are copied whole.
             var runStart = 0
-            for i in 0..<utf8.count {
+            while let i = JSONSpecialBytes.firstIndex(in: utf8, from: runStart) {
                 let b = utf8[i]
-                guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
                 switch b {
                 case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
