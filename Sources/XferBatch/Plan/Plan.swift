@@ -47,58 +47,6 @@ public struct Plan: Sendable {
     public func job(_ id: String) -> PlannedJob? { jobs.first { $0.id == id } }
 }
 
-/// One job as it will run.
-public struct PlannedJob: Sendable {
-    public var id: String
-    public var index: Int
-    /// Explicit and implicit (archive and extract inputs) dependencies, by id, in manifest order.
-    public var dependsOn: [String]
-    public var optional: Bool
-    public var priority: Int
-    /// The job's action with every local path absolute (a download folder keeps its
-    /// trailing `/`), URLs normalised.
-    public private(set) var action: JobAction
-    /// Effective transfer settings of a download or upload; nil for archives and extracts.
-    public var transfer: EffectiveTransfer? { transferStorage?.value }
-    /// Shared between consecutive jobs with equal settings (see `SharedBox`).
-    var transferStorage: SharedBox<EffectiveTransfer>?
-    /// Inputs of an archive or extract job, resolved.
-    public var inputs: [JobInput]
-    /// The paths (not globs) among an archive job's inputs: a symbolic link met walking one
-    /// that leads into another loses nothing (see `ArchiveInputs`).
-    var packedPaths: [String] {
-        inputs.compactMap { if case .path(let p) = $0, !Glob.isPattern(p) { p } else { nil } }
-    }
-    /// Things the user should know before running (no checksum, TLS off, unset secret...).
-    public var warnings: [String]
-
-    /// Stored rather than derived from `action`, so that reading it never copies the action.
-    public let kind: JobKind
-
-    /// The server side of a download or upload; nil for archives and extracts.
-    public var url: TransferURL? {
-        switch action {
-        case .download(let d): d.url
-        case .upload(let u): u.url
-        case .archive, .extract: nil
-        }
-    }
-
-    init(id: String, index: Int, dependsOn: [String], optional: Bool, priority: Int, action: JobAction,
-         transfer: SharedBox<EffectiveTransfer>?, inputs: [JobInput], warnings: [String]) {
-        self.id = id
-        self.index = index
-        self.dependsOn = dependsOn
-        self.optional = optional
-        self.priority = priority
-        self.action = action
-        self.kind = action.kind
-        self.transferStorage = transfer
-        self.inputs = inputs
-        self.warnings = warnings
-    }
-}
-
 /// One input of an archive or extract job.
 public enum JobInput: Sendable, Equatable {
     /// The output file of another job (absolute path, or a folder ending in `/` when the
