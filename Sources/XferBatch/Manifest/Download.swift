@@ -21,17 +21,21 @@ public struct Download: Sendable {
     public var hasOwnTransferSettings: Bool { transferStorage != nil }
 
     public init(url: TransferURL, to: String, sha256: String? = nil, size: Int64? = nil,
-                refresh: RefreshMode = .never, transfer: TransferSettings = TransferSettings()) {
+                refresh: RefreshMode = .never, transfer: TransferSettings? = nil) {
         self.url = url
         self.to = to
         self.sha256 = sha256
         self.size = size
         self.refresh = refresh
-        self.transfer = transfer
+        // Set only when given: the setter compares with the defaults, costly for every job.
+        if let transfer { self.transfer = transfer }
     }
 
     /// True when the destination is a folder and the file name comes from the response.
-    public var namesFileAtRunTime: Bool { to.isEmpty || to.hasSuffix("/") }
+    public var namesFileAtRunTime: Bool { Self.namesFileAtRunTime(to: to) }
+
+    /// True when a download to `to` names its file from the response.
+    public static func namesFileAtRunTime(to: String) -> Bool { to.isEmpty || to.hasSuffix("/") }
 
     /// Where the bytes go until the file is verified and renamed into place: beside the
     /// destination, in the same folder (so the rename is atomic). A folder destination has

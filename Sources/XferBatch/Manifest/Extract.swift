@@ -24,7 +24,11 @@ public struct Extract: Sendable {
     public static let defaultMaxEntries = ExtractionOptions.defaultMaxEntries
 
     /// The folder itself: `to` without its trailing `/`.
-    public var folder: String { to.hasSuffix("/") ? String(to.dropLast()) : to }
+    public var folder: String { Self.folder(to: to) }
+
+    /// The folder an extraction to `to` fills, without a trailing `/`.
+    public static func folder(to: String) -> String { to.hasSuffix("/") ? String(to.dropLast()) : to }
+
     /// Entries are extracted here, then the folder is swapped into place.
     public var stagingFolder: String { PathText.sibling(of: folder, suffix: ".xferpart") }
 

@@ -82,8 +82,8 @@ extension ManifestDecoder {
         }
         let size = field(m, "size") { self.size($0) }
         let refresh = field(m, "refresh") { oneOf($0, RefreshMode.self) } ?? .never
-        let transfer = decodeTransferSettings(m)
-        if transfer.timeouts.answer != nil, let timeouts = m["timeouts"]?.value {
+        let transfer = decodeOwnTransferSettings(m)
+        if transfer?.timeouts.answer != nil, let timeouts = m["timeouts"]?.value {
             within("timeouts") {
                 within("answer") {
                     report("\"answer\" is for uploads (the wait for the server's answer after the last byte sent); a download's wait for its answer counts against \"stall\"",
@@ -116,7 +116,7 @@ extension ManifestDecoder {
         if idempotent, method != .post {
             within("idempotent") { report("\"idempotent\" is for a POST: a PUT replaces what it sent and is retried anyway", at: m["idempotent"]?.value.offset) }
         }
-        let transfer = decodeTransferSettings(m)
+        let transfer = decodeOwnTransferSettings(m)
         let body: UploadBody?
         switch (m["from"], m["multipart"]) {
         case (.some, .some):

@@ -15,11 +15,17 @@ extension ManifestDecoder {
         return decodeTransferSettings(m)
     }
 
+    /// The transfer settings a `download` or `upload` object sets itself; nil when it sets
+    /// none, as most jobs do (building and comparing empty settings cost more than the rest
+    /// of such a job's decoding).
+    func decodeOwnTransferSettings(_ m: ObjectMembers) -> TransferSettings? {
+        guard m.members.contains(where: { Self.transferKeys.contains($0.key) }) else { return nil }
+        return decodeTransferSettings(m)
+    }
+
     /// Transfer settings mixed into a `download` or `upload` object (unknown keys already checked).
     func decodeTransferSettings(_ m: ObjectMembers) -> TransferSettings {
         var t = TransferSettings()
-        // Most jobs set none: skip seven lookups per job then.
-        guard m.members.contains(where: { Self.transferKeys.contains($0.key) }) else { return t }
         t.headers = field(m, "headers") { decodeHeaders($0) } ?? []
         t.auth = field(m, "auth") { decodeAuth($0) }
         t.retry = field(m, "retry") { decodeRetry($0) } ?? RetrySettings()

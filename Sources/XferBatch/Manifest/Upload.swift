@@ -25,14 +25,15 @@ public struct Upload: Sendable {
     public var hasOwnTransferSettings: Bool { transferStorage != nil }
 
     public init(url: TransferURL, method: UploadMethod = .put, body: UploadBody, contentType: String? = nil,
-                createMissingDirectories: Bool = false, idempotent: Bool = false, transfer: TransferSettings = TransferSettings()) {
+                createMissingDirectories: Bool = false, idempotent: Bool = false, transfer: TransferSettings? = nil) {
         self.url = url
         self.method = method
         self.body = body
         self.contentType = contentType
         self.createMissingDirectories = createMissingDirectories
         self.idempotent = idempotent
-        self.transfer = transfer
+        // Set only when given: the setter compares with the defaults, costly for every job.
+        if let transfer { self.transfer = transfer }
     }
 
     /// Whether a failure after the request may have reached the server ends the job

@@ -52,8 +52,11 @@ extension Plan {
             }
             w.key("jobs")
             w.array { w in
-                for job in jobs {
-                    writeJob(job, to: &w, cache: &cache)
+                // Static, with what it reads passed in: a closure of `writeJob` that read
+                // `self` copied the whole plan for each job.
+                let forecast = self.forecast
+                for j in jobs.indices {
+                    Self.writeJob(jobs[j], wave: graph.wave[j], forecast: forecast, to: &w, cache: &cache)
                     if w.bytes.count >= chunk { w.drain(into: sink) }
                 }
             }
@@ -62,11 +65,18 @@ extension Plan {
         sink([0x0A])
     }
 
-    private func writeJob(_ job: PlannedJob, to w: inout JSONWriter, cache: inout TransferJSONCache) {
+    private static func writeJob(_ job: PlannedJob, wave: Int, forecast: RunForecast?, to w: inout JSONWriter,
+                                 cache: inout TransferJSONCache) {
+        // Read here, not in the closures below: a closure capturing `forecast` copied it
+        // (its arrays and dictionaries) for each job.
+        let action = forecast?.actions[job.index]
+        let probe = forecast?.probes[job.index]
+        let estimate = forecast?.inputs[job.index] ?? nil
+        let forecastWarning = forecast?.warnings[job.index]
         w.object { w in
             w.member("id", job.id)
             w.member("kind", job.kind.rawValue)
-            w.member("wave", graph.wave[job.index])
+            w.member("wave", wave)
             w.member("dependsOn", strings: job.dependsOn)
             w.member("optional", job.optional)
             w.member("priority", job.priority)
@@ -151,11 +161,11 @@ extension Plan {
                     w.member("maxEntries", e.maxEntries)
                 }
             }
-            if let t = job.transfer {
+            if let t = job.transferStorage {
                 w.key("transfer")
                 w.raw(cache.bytes(for: t, upload: job.kind == .upload, pretty: w.isPretty, depth: w.depth))
             }
-            if let action = forecast?.actions[job.index] {
+            if let action {
                 w.key("run")
                 w.object { w in
                     w.member("action", RunForecast.name(action))
@@ -173,7 +183,7 @@ extension Plan {
                         w.member("path", path)
                         w.member("entries", entries)
                     }
-                    switch forecast?.probes[job.index] {
+                    switch probe {
                     case .size(let size): w.member("probedSize", size)
                     case .sizeUnknown(let why): w.member("probeSizeUnknown", why)
                     case .failed(let failure, let retried):
@@ -181,13 +191,13 @@ extension Plan {
                         w.member("probeFailureRetried", retried)
                     case nil: break
                     }
-                    if let estimate = forecast?.inputs[job.index] {
+                    if let estimate {
                         w.member("inputBytes", estimate.bytes)
                         w.member("inputsOfUnknownSize", estimate.unknown)
                     }
                 }
             }
-            w.member("warnings", strings: job.warnings + (forecast?.warnings[job.index].map { [$0] } ?? []))
+            w.member("warnings", strings: job.warnings + (forecastWarning.map { [$0] } ?? []))
         }
     }
 }
@@ -195,13 +205,18 @@ extension Plan {
 /// Most jobs share their effective settings (they come from `defaults`); rendering them
 /// once and reusing the bytes keeps planning 100,000 jobs fast.
 private struct TransferJSONCache {
-    private var last: (EffectiveTransfer, Bool, Int, [UInt8])?
+    private var last: (settings: SharedBox<EffectiveTransfer>, upload: Bool, depth: Int, bytes: [UInt8])?
 
-    mutating func bytes(for transfer: EffectiveTransfer, upload: Bool, pretty: Bool, depth: Int) -> [UInt8] {
-        if let last, last.2 == depth, last.1 == upload, last.0 == transfer { return last.3 }
+    /// Jobs with equal settings mostly share one box (`PlannedJob.transferStorage`): the
+    /// same box is known equal without comparing (or copying) the settings.
+    mutating func bytes(for settings: SharedBox<EffectiveTransfer>, upload: Bool, pretty: Bool, depth: Int) -> [UInt8] {
+        if let last, last.depth == depth, last.upload == upload,
+           last.settings === settings || last.settings.value == settings.value {
+            return last.bytes
+        }
         var w = JSONWriter(pretty: pretty, capacity: 512, depth: depth)
-        transfer.writeJSON(to: &w, upload: upload)
-        last = (transfer, upload, depth, w.bytes)
+        settings.value.writeJSON(to: &w, upload: upload)
+        last = (settings, upload, depth, w.bytes)
         return w.bytes
     }
 }
@@ -287,7 +302,7 @@ extension PlannedJob {
 
     private var sources: [String] {
         switch action {
-        case .download(let d): [d.url.redacted]
+        case .download: url.map { [$0.redacted] } ?? []  // not `let d`: that copied the download
         case .upload(let u): u.sourcePaths
         case .archive, .extract: inputs.map { input in
             switch input {

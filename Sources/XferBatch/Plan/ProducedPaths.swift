@@ -9,11 +9,16 @@ struct ProducedPaths {
     private var folders: [String] = []
 
     init(plan: Plan) {
+        files.reserveCapacity(plan.jobs.count)
+        // By kind and destination: matching `.download(let d)` on each job's action copied
+        // the whole download (its URL's strings, its digest) just to read `to`.
         for job in plan.jobs {
-            switch job.action {
-            case .download(let d) where d.namesFileAtRunTime: folders.append(d.to)
-            case .extract(let e): folders.append(e.folder)
-            default: if let out = DataflowCheck.output(of: job) { files.insert(out) }
+            let to = job.destination
+            switch job.kind {
+            case .download where Download.namesFileAtRunTime(to: to): folders.append(to)
+            case .download, .archive: files.insert(to)
+            case .extract: folders.append(Extract.folder(to: to))
+            case .upload: break
             }
         }
     }
