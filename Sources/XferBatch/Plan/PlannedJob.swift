@@ -46,7 +46,7 @@ public struct PlannedJob: Sendable {
     }
     /// The job's action with every local path absolute (a download folder keeps its
     /// trailing `/`), URLs normalised.
-    public var action: JobAction { _read { yield fields.value.action } }
+    public var action: JobAction { fields.value.action }
     /// Effective transfer settings of a download or upload; nil for archives and extracts.
     public var transfer: EffectiveTransfer? { fields.value.transferStorage?.value }
     /// Shared between consecutive jobs with equal settings (see `SharedBox`).
