@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import XferBatch
 
@@ -58,5 +59,49 @@ struct JSONWriterTests {
             w.string("abcdefghijklmnop\\")
         }
         #expect(String(decoding: w.bytes, as: UTF8.self) == #"["abcdefgh\"ijk","abcdefghijklmnop\\"]"#)
+    }
+
+    @Test func everyControlCharacterQuoteAndBackslashIsEscapedAndReadsBackAsWritten() throws {
+        var text = ""
+        for value in 0..<0x20 { text.unicodeScalars.append(Unicode.Scalar(UInt8(value))) }
+        text += "\"\\ end"
+        var w = JSONWriter()
+        w.array { w in w.string(text) }
+        let written = String(decoding: w.bytes, as: UTF8.self)
+        #expect(written.hasPrefix(#"["\u0000\u0001"#))
+        #expect(written.contains(#"\t\n\u000b\u000c\r"#))
+        #expect(written.hasSuffix(#"\u001f\"\\ end"]"#))
+        let read = try JSONSerialization.jsonObject(with: Data(w.bytes)) as? [String]
+        #expect(read == [text])
+    }
+
+    @Test func integersAreWrittenInDecimalAsStringDescribesThem() {
+        var generator = SystemRandomNumberGenerator()
+        let values: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, Int64.max, Int64.min, Int64.max - 1, Int64.min + 1]
+            + (0..<2_000).map { _ in Int64.random(in: Int64.min...Int64.max, using: &generator) >> Int64.random(in: 0...63, using: &generator) }
+        var w = JSONWriter()
+        w.array { w in for v in values { w.int(v) } }
+        #expect(String(decoding: w.bytes, as: UTF8.self) == "[" + values.map { String($0) }.joined(separator: ",") + "]")
+    }
+
+    @Test func aDocumentMuchLongerThanTheInitialCapacityIsWrittenWhole() {
+        var w = JSONWriter(capacity: 1)
+        let names = (0..<5_000).map { "file-\($0)-" + String(repeating: "x", count: $0 % 300) }
+        w.array { w in for n in names { w.string(n) } }
+        #expect(w.byteCount == w.bytes.count)
+        #expect(String(decoding: w.bytes, as: UTF8.self) == "[" + names.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+    }
+
+    @Test func drainingHandsOverTheBytesAndKeepsTheStructure() {
+        var w = JSONWriter()
+        var out: [UInt8] = []
+        w.array { w in
+            w.string("a")
+            w.drain { out += $0 }
+            #expect(w.byteCount == 0)
+            w.string("b")
+        }
+        w.drain { out += $0 }
+        #expect(String(decoding: out, as: UTF8.self) == #"["a","b"]"#)
     }
 }

@@ -4,8 +4,13 @@
 /// through `JSONEncoder` would cost more than planning itself. The writer tracks commas
 /// itself; callers describe structure with `object { }`, `array { }` and `key(_:)`.
 /// Output is compact unless `pretty` is set (two-space indent, for humans and snapshots).
-public struct JSONWriter {
-    public private(set) var bytes: [UInt8] = []
+/// Noncopyable: it owns its buffer (`ByteBuffer`), and is passed `inout`, never copied.
+public struct JSONWriter: ~Copyable {
+    private var buffer: ByteBuffer
+    /// The bytes written so far (a copy).
+    public var bytes: [UInt8] { buffer.array }
+    /// How many bytes are written so far.
+    public var byteCount: Int { buffer.count }
     private var needsComma = false
     /// Current nesting depth (for indentation).
     public private(set) var depth: Int
@@ -15,7 +20,7 @@ public struct JSONWriter {
     public init(pretty: Bool = false, capacity: Int = 4096, depth: Int = 0) {
         self.pretty = pretty
         self.depth = depth
-        bytes.reserveCapacity(capacity)
+        buffer = ByteBuffer(capacity: capacity)
     }
 
     public var isPretty: Bool { pretty }
@@ -23,25 +28,25 @@ public struct JSONWriter {
     /// Writes an already rendered JSON value (from a writer started at this depth).
     public mutating func raw(_ value: [UInt8]) {
         separateUnlessAfterKey()
-        bytes.append(contentsOf: value)
+        buffer.append(value)
         needsComma = true
     }
 
     private mutating func separate() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if needsComma { buffer.append(UInt8(ascii: ",")) }
         if pretty, depth > 0 { newline() }
     }
 
     private mutating func newline() {
-        bytes.append(0x0A)
-        for _ in 0..<depth { bytes.append(0x20); bytes.append(0x20) }
+        buffer.append(0x0A)
+        for _ in 0..<depth { buffer.append(0x20); buffer.append(0x20) }
     }
 
     /// Hands the bytes written so far to `sink` and forgets them (structure state is kept),
     /// so a large document can be streamed out in chunks instead of held whole.
     public mutating func drain(into sink: ([UInt8]) -> Void) {
-        sink(bytes)
-        bytes.removeAll(keepingCapacity: true)
+        sink(buffer.array)
+        buffer.removeAll()
     }
 
     public mutating func object(_ body: (inout JSONWriter) -> Void) {
@@ -54,14 +59,14 @@ public struct JSONWriter {
 
     private mutating func container(open: UInt8, close: UInt8, _ body: (inout JSONWriter) -> Void) {
         separateUnlessAfterKey()
-        bytes.append(open)
+        buffer.append(open)
         depth += 1
         needsComma = false
-        let start = bytes.count
+        let start = buffer.count
         body(&self)
         depth -= 1
-        if pretty, bytes.count != start { newline() }
-        bytes.append(close)
+        if pretty, buffer.count != start { newline() }
+        buffer.append(close)
         needsComma = true
         afterKey = false
     }
@@ -76,8 +81,8 @@ public struct JSONWriter {
     public mutating func key(_ name: String) {
         separate()
         writeString(name)
-        bytes.append(UInt8(ascii: ":"))
-        if pretty { bytes.append(0x20) }
+        buffer.append(UInt8(ascii: ":"))
+        if pretty { buffer.append(0x20) }
         afterKey = true
         needsComma = false
     }
@@ -86,11 +91,11 @@ public struct JSONWriter {
     /// (every key of our own formats): copied as is, with no scan.
     public mutating func key(_ name: StaticString) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
-        if pretty { bytes.append(0x20) }
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(name)
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: ":"))
+        if pretty { buffer.append(0x20) }
         afterKey = true
         needsComma = false
     }
@@ -103,7 +108,7 @@ public struct JSONWriter {
 
     public mutating func int(_ value: Int64) {
         separateUnlessAfterKey()
-        bytes.append(contentsOf: String(value).utf8)
+        buffer.appendDecimal(value)
         needsComma = true
     }
 
@@ -111,19 +116,19 @@ public struct JSONWriter {
 
     public mutating func double(_ value: Double) {
         separateUnlessAfterKey()
-        if value.isFinite { bytes.append(contentsOf: String(value).utf8) } else { bytes.append(contentsOf: "null".utf8) }
+        if value.isFinite { buffer.append(Array(String(value).utf8)) } else { buffer.append("null") }
         needsComma = true
     }
 
     public mutating func bool(_ value: Bool) {
         separateUnlessAfterKey()
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        buffer.append(value ? "true" : "false")
         needsComma = true
     }
 
     public mutating func null() {
         separateUnlessAfterKey()
-        bytes.append(contentsOf: "null".utf8)
+        buffer.append("null")
         needsComma = true
     }
 
@@ -141,7 +146,7 @@ public struct JSONWriter {
     }
 
     private mutating func writeString(_ s: String) {
-        bytes.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { utf8 in
             // From one byte to escape to the next, found eight bytes at a time: most strings
@@ -149,21 +154,23 @@ public struct JSONWriter {
             var runStart = 0
             while let i = JSONSpecialBytes.firstIndex(in: utf8, from: runStart) {
                 let b = utf8[i]
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                buffer.append(UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                buffer.append(0x5C)
                 switch b {
-                case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-                case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer.append(b)
+                case 0x0A: buffer.append(UInt8(ascii: "n"))
+                case 0x0D: buffer.append(UInt8(ascii: "r"))
+                case 0x09: buffer.append(UInt8(ascii: "t"))
                 default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+                    let hex: StaticString = "0123456789abcdef"
+                    buffer.append("u00")
+                    buffer.append(hex.utf8Start[Int(b >> 4)])
+                    buffer.append(hex.utf8Start[Int(b & 0xF)])
                 }
                 runStart = i + 1
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+            buffer.append(UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }
-        bytes.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: "\""))
     }
 }

@@ -57,7 +57,7 @@ extension Plan {
                 let forecast = self.forecast
                 for j in jobs.indices {
                     Self.writeJob(jobs[j], wave: graph.wave[j], forecast: forecast, to: &w, cache: &cache)
-                    if w.bytes.count >= chunk { w.drain(into: sink) }
+                    if w.byteCount >= chunk { w.drain(into: sink) }
                 }
             }
         }
