@@ -30,6 +30,8 @@ extension PathText {
     /// name and finds the partial it resumes. Two long names that share their first 229
     /// bytes differ in the tag, so their partials never meet.
     static func sibling(of path: String, suffix: String) -> String {
+        // A whole path this short has a name this short: no search for the last `/`.
+        if path.utf8.count + suffix.utf8.count <= maxNameBytes { return path + suffix }
         let bytes = path.utf8
         let nameStart = bytes.lastIndex(of: UInt8(ascii: "/")).map(bytes.index(after:)) ?? bytes.startIndex
         let nameBytes = bytes.distance(from: nameStart, to: bytes.endIndex)
