@@ -216,8 +216,9 @@ private struct TransferJSONCache {
         }
         var w = JSONWriter(pretty: pretty, capacity: 512, depth: depth)
         settings.value.writeJSON(to: &w, upload: upload)
-        last = (settings, upload, depth, w.bytes)
-        return w.bytes
+        let bytes = w.bytes
+        last = (settings, upload, depth, bytes)
+        return bytes
     }
 }
 

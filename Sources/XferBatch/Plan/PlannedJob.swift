@@ -4,11 +4,12 @@
 /// reference count, not one for each of its strings and arrays. Plans of 100,000 jobs are
 /// walked many times (forecast, produced paths, the JSON plan, the run), and with the fields
 /// inline each `for job in plan.jobs` retained and released every string of every download:
-/// 28% of planning's cycles went to `swift_retain` and `swift_release`. Setting a field
-/// (rare: the planner's implicit dependencies, a selection's new indices) builds a new box,
-/// so copies never see each other's changes.
+/// 28% of planning's cycles went to `swift_retain` and `swift_release`. Only what the
+/// planner changes after resolving a job can be set (implicit dependencies, archive inputs,
+/// a selection's new indices); setting it builds a new box, so copies never see each
+/// other's changes.
 public struct PlannedJob: Sendable {
-    struct Fields: Sendable {
+    private struct Fields: Sendable {
         var id: String
         var index: Int
         var dependsOn: [String]
@@ -23,27 +24,13 @@ public struct PlannedJob: Sendable {
 
     private var fields: SharedBox<Fields>
 
-    public var id: String {
-        get { fields.value.id }
-        set { update { $0.id = newValue } }
-    }
-    public var index: Int {
-        get { fields.value.index }
-        set { update { $0.index = newValue } }
-    }
+    public var id: String { fields.value.id }
+    /// The job's place in the plan; `Plan.selecting(_:)` renumbers the jobs it keeps.
+    public var index: Int { get { fields.value.index } set { update { $0.index = newValue } } }
     /// Explicit and implicit (archive and extract inputs) dependencies, by id, in manifest order.
-    public var dependsOn: [String] {
-        get { fields.value.dependsOn }
-        set { update { $0.dependsOn = newValue } }
-    }
-    public var optional: Bool {
-        get { fields.value.optional }
-        set { update { $0.optional = newValue } }
-    }
-    public var priority: Int {
-        get { fields.value.priority }
-        set { update { $0.priority = newValue } }
-    }
+    public var dependsOn: [String] { get { fields.value.dependsOn } set { update { $0.dependsOn = newValue } } }
+    public var optional: Bool { fields.value.optional }
+    public var priority: Int { fields.value.priority }
     /// The job's action with every local path absolute (a download folder keeps its
     /// trailing `/`), URLs normalised.
     public var action: JobAction { fields.value.action }
@@ -51,16 +38,10 @@ public struct PlannedJob: Sendable {
     public var transfer: EffectiveTransfer? { fields.value.transferStorage?.value }
     /// Shared between consecutive jobs with equal settings (see `SharedBox`).
     var transferStorage: SharedBox<EffectiveTransfer>? { fields.value.transferStorage }
-    /// Inputs of an archive or extract job, resolved.
-    public var inputs: [JobInput] {
-        get { fields.value.inputs }
-        set { update { $0.inputs = newValue } }
-    }
+    /// Inputs of an archive or extract job, resolved (the planner fills in `.job` paths).
+    public var inputs: [JobInput] { get { fields.value.inputs } set { update { $0.inputs = newValue } } }
     /// Things the user should know before running (no checksum, TLS off, unset secret...).
-    public var warnings: [String] {
-        get { fields.value.warnings }
-        set { update { $0.warnings = newValue } }
-    }
+    public var warnings: [String] { fields.value.warnings }
     /// Stored rather than derived from `action`, so that reading it never copies the action.
     public var kind: JobKind { fields.value.kind }
 
