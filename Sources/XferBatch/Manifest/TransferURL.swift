@@ -44,8 +44,8 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
               bytes[..<colon].allSatisfy({ Self.isSchemeByte($0) }) else {
             throw .missingScheme
         }
-        let scheme = String(decoding: bytes[..<colon].map(Self.lowercased), as: UTF8.self)
-        guard Self.supportedSchemes.contains(scheme) else { throw .unsupportedScheme(scheme) }
+        let scheme = Self.lowercasedString(bytes[..<colon])
+        guard Self.schemeNames.contains(scheme) else { throw .unsupportedScheme(scheme) }
         self.scheme = scheme
         if scheme == "data" {
             host = nil
@@ -81,10 +81,10 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         }
         if hostBytes.first == UInt8(ascii: "["), hostBytes.last == UInt8(ascii: "]") { hostBytes = hostBytes.dropFirst().dropLast() }
         if scheme != "file", hostBytes.isEmpty { throw .missingHost }
-        self.host = hostBytes.isEmpty ? nil : String(decoding: hostBytes.map(Self.lowercased), as: UTF8.self)
+        self.host = hostBytes.isEmpty ? nil : Self.lowercasedString(hostBytes)
         self.port = port
         // Common case: already lower-case and nothing to encode, so the text is kept as is.
-        if !bytes[..<authorityEnd].contains(where: { $0 >= 0x41 && $0 <= 0x5A }), userBytes?.contains(where: Self.needsEncoding) != true,
+        if !bytes[..<authorityEnd].contains(where: Self.isUpper), userBytes?.contains(where: Self.needsEncoding) != true,
            !bytes[authorityEnd...].contains(where: Self.needsEncoding) {
             self.pathOffset = authorityEnd
             self.string = raw
@@ -107,6 +107,19 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     private static func isSchemeByte(_ b: UInt8) -> Bool {
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
             || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+    }
+
+    /// `supportedSchemes` to compare with one by one: seven short names compare faster
+    /// than one is hashed.
+    private static let schemeNames = Array(supportedSchemes)
+
+    private static func isUpper(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
+
+    /// The text of `bytes`, ASCII letters in lower case; copied as they are when none is
+    /// upper case, as nearly all schemes and hosts are.
+    private static func lowercasedString(_ bytes: ArraySlice<UInt8>) -> String {
+        bytes.contains(where: isUpper) ? String(decoding: bytes.map(lowercased), as: UTF8.self)
+            : String(decoding: bytes, as: UTF8.self)
     }
 
     private static func lowercased(_ b: UInt8) -> UInt8 {
