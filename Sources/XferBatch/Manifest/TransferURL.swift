@@ -123,7 +123,7 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func lowercased(_ b: UInt8) -> UInt8 {
-        b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+        isUpper(b) ? b | 0x20 : b
     }
 
     public var description: String { redacted }
