@@ -473,4 +473,20 @@ extension ArchiveJobTests {
                                   + #", {"id": "z", "dependsOn": ["a"], "archive": {"from": ["a.txt"], "to": "z.tar"}}"#)
         #expect(RunForecast(plan: plan, store: InMemoryCheckpointStore()).actions == [.transfer, .transfer])
     }
+
+    /// A path inside the folder an extraction fills, and another archive's file, are written
+    /// by jobs of the manifest: not missing. A path beside that folder is.
+    @Test func anArchiveInputInsideAnExtractionsFolderOrAnotherArchiveIsNotMissing() throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let plan = try t.plan(jobs: E.download("zip", "https://x.org/a.zip", to: "a.zip")
+                                  + #", {"id": "unpack", "extract": {"from": "zip", "to": "unpacked/"}}"#
+                                  + #", {"id": "inner", "dependsOn": ["unpack"], "archive": {"from": ["unpacked/docs/readme.txt"], "to": "inner.tar"}}"#
+                                  + #", {"id": "outer", "dependsOn": ["inner"], "archive": {"from": ["inner.tar"], "to": "outer.tar"}}"#
+                                  + #", {"id": "beside", "dependsOn": ["unpack"], "archive": {"from": ["unpacked-not/x.txt"], "to": "beside.tar"}}"#)
+        let missing = t.folder.path + "/unpacked-not/x.txt"
+        let why = "\(missing) does not exist (an archive's inputs are job ids, or paths under outputDir)"
+        #expect(RunForecast(plan: plan, store: InMemoryCheckpointStore()).actions
+            == [.transfer, .transfer, .transfer, .transfer, .fails(reason: why + ", and no job of this manifest writes it")])
+    }
 }

@@ -3,8 +3,17 @@ import Foundation
 /// Byte-level ASCII helpers for hot paths (per-job work in 100,000-job manifests), where
 /// Character-level or Foundation string searching costs more than the work itself.
 enum ASCII {
+    static func isUpper(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
+
     static func lowercased(_ b: UInt8) -> UInt8 {
-        b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+        isUpper(b) ? b | 0x20 : b
+    }
+
+    /// The text of `bytes` with ASCII letters in lower case; decoded as they are when none
+    /// is upper case (nearly every scheme and host), without building a lower-cased copy.
+    static func lowercasedString(_ bytes: some Collection<UInt8>) -> String {
+        bytes.contains(where: isUpper) ? String(decoding: bytes.map(lowercased), as: UTF8.self)
+            : String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether `text` holds the byte `b`, by `memchr` over its UTF-8 storage: the generic

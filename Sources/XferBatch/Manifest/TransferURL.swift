@@ -44,7 +44,7 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
               bytes[..<colon].allSatisfy({ Self.isSchemeByte($0) }) else {
             throw .missingScheme
         }
-        let scheme = Self.lowercasedString(bytes[..<colon])
+        let scheme = ASCII.lowercasedString(bytes[..<colon])
         guard Self.schemeNames.contains(scheme) else { throw .unsupportedScheme(scheme) }
         self.scheme = scheme
         if scheme == "data" {
@@ -81,10 +81,10 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         }
         if hostBytes.first == UInt8(ascii: "["), hostBytes.last == UInt8(ascii: "]") { hostBytes = hostBytes.dropFirst().dropLast() }
         if scheme != "file", hostBytes.isEmpty { throw .missingHost }
-        self.host = hostBytes.isEmpty ? nil : Self.lowercasedString(hostBytes)
+        self.host = hostBytes.isEmpty ? nil : ASCII.lowercasedString(hostBytes)
         self.port = port
         // Common case: already lower-case and nothing to encode, so the text is kept as is.
-        if !bytes[..<authorityEnd].contains(where: Self.isUpper), userBytes?.contains(where: Self.needsEncoding) != true,
+        if !bytes[..<authorityEnd].contains(where: ASCII.isUpper), userBytes?.contains(where: Self.needsEncoding) != true,
            !bytes[authorityEnd...].contains(where: Self.needsEncoding) {
             self.pathOffset = authorityEnd
             self.string = raw
@@ -98,7 +98,7 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
             Self.appendEncodedOnce(userBytes, to: &out)
             out.append(UInt8(ascii: "@"))
         }
-        out.append(contentsOf: authority.lazy.map(Self.lowercased))
+        out.append(contentsOf: authority.lazy.map(ASCII.lowercased))
         self.pathOffset = out.count
         Self.appendEncodedOnce(bytes[authorityEnd...], to: &out)
         self.string = String(decoding: out, as: UTF8.self)
@@ -112,19 +112,6 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     /// `supportedSchemes` to compare with one by one: seven short names compare faster
     /// than one is hashed.
     private static let schemeNames = Array(supportedSchemes)
-
-    private static func isUpper(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
-
-    /// The text of `bytes`, ASCII letters in lower case; copied as they are when none is
-    /// upper case, as nearly all schemes and hosts are.
-    private static func lowercasedString(_ bytes: ArraySlice<UInt8>) -> String {
-        bytes.contains(where: isUpper) ? String(decoding: bytes.map(lowercased), as: UTF8.self)
-            : String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func lowercased(_ b: UInt8) -> UInt8 {
-        isUpper(b) ? b | 0x20 : b
-    }
 
     public var description: String { redacted }
 
@@ -270,7 +257,7 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
 
     /// Query parameter names whose values are credentials (signatures, tokens, keys).
     static func isSecretParameter(_ name: some Collection<UInt8>) -> Bool {
-        let lower = String(decoding: name.map(ASCII.lowercased), as: UTF8.self)
+        let lower = ASCII.lowercasedString(name)
         if ["sig", "signature", "token", "key", "apikey", "api_key", "access_token", "password", "passwd", "secret",
             "auth", "code", "x-amz-credential", "se", "sv"].contains(lower) { return true }
         return ASCII.containsIgnoringCase(name, "token") || ASCII.containsIgnoringCase(name, "secret")
