@@ -1,3 +1,4 @@
+import Synchronization
 import XferCurl
 
 /// How a download's body is followed as it arrives, so that neither hashing nor
@@ -7,17 +8,21 @@ import XferCurl
 ///
 /// Made for one attempt, before its request; the response handler (on the engine's
 /// thread) fills the slots, the attempt's task reads them once the transfer ended.
+///
+/// The slots are `Mutex`es of concrete types rather than `Slot`s: a generic class's
+/// deinit looks its field types' metadata up at run time, about a thousand instructions
+/// for each `Slot` of each download.
 final class BodyWatch: Sendable {
     /// The chunks the engine has written, which a follower hashes behind it.
     let written = WrittenChunks()
     /// SHA-256 of a body written from byte 0, until a follower takes over (`stop()`).
     let inline: FileDigest.Inline?
-    let follower = Slot<FileDigest.Follower?>(nil)
+    let follower = Mutex<FileDigest.Follower?>(nil)
     /// The record saved at the response of a resumable body, which the flusher updates.
-    let resumable = Slot<JobCheckpoint?>(nil)
+    let resumable = Mutex<JobCheckpoint?>(nil)
     /// Flushes a resumable partial every `durableInterval` (`flushPeriodically`); the
     /// attempt stops it (`JobRunner.stop`) before it closes the partial.
-    let flusher = Slot<Task<Void, Never>?>(nil)
+    let flusher = Mutex<Task<Void, Never>?>(nil)
 
     init(fromByteZero: Bool) {
         inline = fromByteZero ? FileDigest.Inline() : nil

@@ -6,11 +6,11 @@ extension JobRunner {
     /// the transfer's path) and records the flushed length as `durableBytes`: what a resume
     /// after a reboot or power loss may trust. Only for resumable downloads (a record with
     /// a validator was saved at the response); ends when its task is cancelled.
-    static func flushPeriodically(_ fd: Int32, every interval: Duration, record: Slot<JobCheckpoint?>,
+    static func flushPeriodically(_ fd: Int32, every interval: Duration, watch: BodyWatch,
                                   store: any CheckpointStore) async {
         while !Task.isCancelled {
             do { try await Task.sleep(for: interval) } catch { return }
-            guard var r = record.current else { continue }
+            guard var r = watch.resumable.withLock({ $0 }) else { continue }
             var info = stat()
             guard fstat(fd, &info) == 0, Int64(info.st_size) > (r.durableBytes ?? 0) else { continue }
             let length = Int64(info.st_size)
@@ -20,7 +20,7 @@ extension JobRunner {
             r.durableBytes = length
             r.updatedAt = Date().timeIntervalSince1970
             try? store.save(r)
-            record.update { $0 = r }
+            watch.resumable.withLock { $0 = r }
         }
     }
 

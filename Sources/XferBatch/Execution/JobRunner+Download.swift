@@ -76,10 +76,10 @@ extension JobRunner {
         let outcome: TransferOutcome
         do {
             outcome = try await transport.perform(request, progress: progress)
-            await Self.stop(watch.flusher.current)
+            await Self.stop(watch.flusher.withLock { $0 })
         } catch {
-            await Self.stop(watch.flusher.current)
-            watch.follower.current?.cancel()
+            await Self.stop(watch.flusher.withLock { $0 })
+            watch.follower.withLock { $0 }?.cancel()
             close(fd)  // the partial file stays: a re-run may continue it
             throw failure(of: error, attempt, record: record, settings: t)
         }

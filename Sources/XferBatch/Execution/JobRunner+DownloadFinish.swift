@@ -28,12 +28,12 @@ extension JobRunner {
         }
         let total = outcome.resumed ? attempt.resumeFrom + outcome.bytesTransferred : outcome.bytesTransferred
         if let size = d.size, total != size {
-            watch.follower.current?.cancel()
+            watch.follower.withLock { $0 }?.cancel()
             unlink(partial)
             throw JobFailure(kind: .transient, code: Self.sizeMismatch, message: "received \(total) bytes, the manifest says \(size)")
         }
         // The follower's digest holds unless the file was started over (a 200 to a Range).
-        let followed = watch.follower.current
+        let followed = watch.follower.withLock { $0 }
         let rewritten = attempt.resumeFrom > 0 && !outcome.resumed
         if rewritten { followed?.cancel() }
         var known = rewritten ? nil : await followed?.finish(length: total)

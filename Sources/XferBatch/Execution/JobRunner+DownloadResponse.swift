@@ -47,7 +47,7 @@ extension JobRunner {
             }
             // A large body is hashed while it arrives (see `FileDigest.Follower`).
             if status < 300, (length.map { $0 + (resuming ? offset : 0) } ?? Int64.max) >= FileDigest.followThreshold {
-                watch.follower.update { if $0 == nil { $0 = FileDigest.Follower(path: partial, chunks: watch.written) } }
+                watch.follower.withLock { if $0 == nil { $0 = FileDigest.Follower(path: partial, chunks: watch.written) } }
                 watch.inline?.stop()
             }
             // Committed before the first byte lands, so the partial's provenance is known.
@@ -61,10 +61,10 @@ extension JobRunner {
             r.etag = headers["etag"] ?? (resuming ? started.etag : nil)
             r.lastModified = headers["last-modified"] ?? (resuming ? started.lastModified : nil)
             try? store.save(r)
-            watch.resumable.update { $0 = r }
+            watch.resumable.withLock { $0 = r }
             if let interval {
-                watch.flusher.update { task in
-                    if task == nil { task = Task { await Self.flushPeriodically(fd, every: interval, record: watch.resumable, store: store) } }
+                watch.flusher.withLock { task in
+                    if task == nil { task = Task { await Self.flushPeriodically(fd, every: interval, watch: watch, store: store) } }
                 }
             }
             return nil
