@@ -403,6 +403,22 @@ struct ExecutorTests {
         #expect(!"\(t.events.events)".contains("t0ps3cret"))
     }
 
+    /// A started job is announced with where it reads from: a download's URL redacted (its
+    /// secret-looking query values hidden), an upload's file as given.
+    @Test func aJobStartsWithItsSourceShownAndAURLsSecretsHidden() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/a?token=t0ps3cret&v=2", [.body([1])])
+        t.transport.script("https://x.org/put", [.body([])])
+        let source = t.folder.appendingPathComponent("up.txt").path
+        _ = FileManager.default.createFile(atPath: source, contents: Data("up".utf8))
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a?token=t0ps3cret&v=2") + ", "
+                                  + #"{"id": "u", "upload": {"from": "\#(source)", "url": "https://x.org/put"}}"#)
+        _ = await t.run(plan)
+        let sources = t.events.events.compactMap { if case .jobStarted(let id, _, let source, _, _) = $0 { "\(id): \(source)" } else { nil } }
+        #expect(sources.sorted() == ["a: https://x.org/a?token=REDACTED&v=2", "u: up.txt"])
+    }
+
     /// A header read from the environment is a secret: the engine sends it to the URL's
     /// origin only (see `EasyTransfer+Redirects`); a literal one follows redirects.
     @Test func headersFromTheEnvironmentAreBoundToTheURLsOrigin() async throws {

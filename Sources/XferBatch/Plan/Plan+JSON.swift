@@ -298,7 +298,9 @@ extension PlannedJob {
     /// destinations are shown (the others stay absolute), and a long list folded
     /// (`FoldedList`: an archive of 2,000 downloads).
     public func source(relativeTo base: String) -> String {
-        FoldedList.text(sources.map { $0.hasPrefix("/") ? PathText.display($0, relativeTo: base) : $0 })
+        // A download's one URL, without the list: a run asks this at each job's start.
+        if case .download = action { return url?.redacted ?? "" }
+        return FoldedList.text(sources.map { $0.hasPrefix("/") ? PathText.display($0, relativeTo: base) : $0 })
     }
 
     private var sources: [String] {
