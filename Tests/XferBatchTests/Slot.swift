@@ -1,6 +1,7 @@
 import Synchronization
 
-/// One value shared by a task and callbacks on other threads (the engine's), behind a lock.
+/// One value shared by a test and the callbacks it hands to code running on other threads
+/// (the engine's, a transport's), behind a lock.
 final class Slot<Value: Sendable>: Sendable {
     private let value: Mutex<Value>
 
