@@ -176,7 +176,7 @@ extension EasyTransfer {
         var i = name.startIndex
         for expected in lower {
             let byte = name[i]
-            guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected else { return false }
+            guard asciiLowercased(byte) == expected else { return false }
             i += 1
         }
         return true

@@ -130,11 +130,15 @@ final class EasyTransfer: @unchecked Sendable {
         return url.withUTF8 { bytes in
             let end = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.endIndex
             return String(unsafeUninitializedCapacity: end) { name in
-                for i in 0..<end { name[i] = bytes[i] >= 0x41 && bytes[i] <= 0x5A ? bytes[i] | 0x20 : bytes[i] }
+                for i in 0..<end { name[i] = asciiLowercased(bytes[i]) }
                 return end
             }
         }
     }
+
+    /// `b`, lowered if it is an ASCII capital letter: schemes and header names are compared
+    /// byte by byte, on the loop thread.
+    static func asciiLowercased(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
 
     /// Takes an easy handle from `handles` and configures it. On failure nothing is left
     /// allocated beyond what `close()` frees.

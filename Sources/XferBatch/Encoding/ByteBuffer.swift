@@ -37,6 +37,12 @@ struct ByteBuffer: ~Copyable {
         bytes.withUnsafeBufferPointer { append($0) }
     }
 
+    /// `text`'s UTF-8 bytes, read in place.
+    mutating func append(utf8Of text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
+    }
+
     mutating func append(_ text: StaticString) {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }

@@ -116,7 +116,7 @@ public struct JSONWriter: ~Copyable {
 
     public mutating func double(_ value: Double) {
         separateUnlessAfterKey()
-        if value.isFinite { buffer.append(Array(String(value).utf8)) } else { buffer.append("null") }
+        if value.isFinite { buffer.append(utf8Of: String(value)) } else { buffer.append("null") }
         needsComma = true
     }
 

@@ -5,7 +5,8 @@ extension JobRunner {
     /// Every `interval`, flushes the partial file (`fdatasync`, on a thread of its own, off
     /// the transfer's path) and records the flushed length as `durableBytes`: what a resume
     /// after a reboot or power loss may trust. Only for resumable downloads (a record with
-    /// a validator was saved at the response); ends when its task is cancelled.
+    /// a validator was saved at the response); ends when its task is cancelled. Its task holds
+    /// `watch` until then, which `stop` awaits before the attempt ends.
     static func flushPeriodically(_ fd: Int32, every interval: Duration, watch: BodyWatch,
                                   store: any CheckpointStore) async {
         while !Task.isCancelled {

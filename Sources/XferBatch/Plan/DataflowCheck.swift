@@ -62,7 +62,8 @@ struct DataflowCheck {
         return problems
     }
 
-    /// The file a job produces: a download's destination or an archive's file.
+    /// What a job writes: a download's destination, an archive's file or an extraction's
+    /// folder; nil for an upload.
     static func output(of job: PlannedJob) -> String? {
         switch job.action {
         case .download(let d): d.to

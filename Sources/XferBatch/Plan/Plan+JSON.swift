@@ -298,14 +298,18 @@ extension PlannedJob {
     /// destinations are shown (the others stay absolute), and a long list folded
     /// (`FoldedList`: an archive of 2,000 downloads).
     public func source(relativeTo base: String) -> String {
-        // A download's one URL, without the list: a run asks this at each job's start.
-        if case .download = action { return url?.redacted ?? "" }
+        // A download reads from one URL, never a local path: no list to build and fold (a
+        // run asks this at each job's start).
+        if kind == .download { return downloadSource }
         return FoldedList.text(sources.map { $0.hasPrefix("/") ? PathText.display($0, relativeTo: base) : $0 })
     }
 
+    /// A download's URL, redacted (not through `let d`: that copied the download).
+    private var downloadSource: String { url?.redacted ?? "" }
+
     private var sources: [String] {
         switch action {
-        case .download: url.map { [$0.redacted] } ?? []  // not `let d`: that copied the download
+        case .download: [downloadSource]
         case .upload(let u): u.sourcePaths
         case .archive, .extract: inputs.map { input in
             switch input {

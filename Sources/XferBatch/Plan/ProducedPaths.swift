@@ -10,15 +10,12 @@ struct ProducedPaths {
 
     init(plan: Plan) {
         files.reserveCapacity(plan.jobs.count)
-        // By kind and destination: matching `.download(let d)` on each job's action copied
-        // the whole download (its URL's strings, its digest) just to read `to`.
         for job in plan.jobs {
-            let to = job.destination
+            guard let out = DataflowCheck.output(of: job) else { continue }  // an upload writes no local file
             switch job.kind {
-            case .download where Download.namesFileAtRunTime(to: to): folders.append(to)
-            case .download, .archive: files.insert(to)
-            case .extract: folders.append(Extract.folder(to: to))
-            case .upload: break
+            case .download where Download.namesFileAtRunTime(to: out): folders.append(out)
+            case .extract: folders.append(Extract.folder(to: out))
+            default: files.insert(out)
             }
         }
     }
