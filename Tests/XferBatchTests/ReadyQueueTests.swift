@@ -38,6 +38,20 @@ struct ReadyQueueTests {
         #expect(q.next() == nil)
     }
 
+    @Test func aHostIsANameWithItsPortAndDataURLsShareOneNamedLocal() throws {
+        let jobs = [M.download("p", "https://a.org/x", to: "p"), M.download("q", "https://a.org:8443/x", to: "q"),
+                    M.download("d1", "data:,1", to: "d1"), M.download("d2", "data:,2", to: "d2")]
+        let plan = try M.plan(M.manifest(jobs: jobs.joined(separator: ","), extra: #""limits": {"concurrency": 8, "perHost": 1},"#))
+        var q = ReadyQueue(plan: plan)
+        for j in 0..<4 { q.add(j) }
+        var taken: [Int] = []
+        while let j = q.next() {
+            q.started(j)
+            taken.append(j)
+        }
+        #expect(taken == [0, 1, 2], "one job each for a.org, a.org:8443 and the data: URLs (perHost 1)")
+    }
+
     @Test func aJobAddedAgainForARetryKeepsItsPlace() throws {
         var q = try Self.queue()
         for j in [1, 2] { q.add(j) }
