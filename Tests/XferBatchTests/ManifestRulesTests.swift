@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -261,6 +262,17 @@ struct ManifestRulesTests {
             #expect(error.lines.count == 1)
             #expect(error.lines[0].contains("the manifest is 47.7 MiB; the limit is 32 MiB"))
         }
+    }
+
+    @Test func aManifestFilesFolderIsWhereItsRelativePathsResolve() throws {
+        let t = try TemporaryFolder("manifest-folder")
+        try FileManager.default.createDirectory(atPath: t.path + "/sub", withIntermediateDirectories: true)
+        let text = M.manifest(jobs: M.download("a", to: "a.bin"))
+        #expect(FileManager.default.createFile(atPath: t.path + "/sub/m.json", contents: Data(text.utf8)))
+        let loaded = try ManifestLoader(environment: [:]).load(path: t.path + "/sub/../sub/./m.json")
+        #expect(loaded.directory == t.path + "/sub")
+        let plan = try Planner(environment: [:]).plan(loaded)
+        #expect(plan.jobs.first?.destination == t.path + "/sub/a.bin")
     }
 
     @Test func aMissingFileIsAClearError() {
