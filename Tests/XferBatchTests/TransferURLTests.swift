@@ -27,6 +27,13 @@ struct TransferURLTests {
         #expect(url.hostKey == "example.org:8443")
     }
 
+    @Test func fileAndDataURLsShareTheEndpointNamedLocal() throws {
+        let data = try TransferURL(parsing: "data:,x"), file = try TransferURL(parsing: "file:///tmp/x")
+        #expect(data.endpoint == file.endpoint)
+        #expect(data.hostKey == "local")
+        #expect(try TransferURL(parsing: "https://a.org/x").endpoint != TransferURL(parsing: "https://a.org:8443/x").endpoint)
+    }
+
     @Test(arguments: ["http", "https", "ftp", "ftps", "sftp", "file"])
     func acceptsSupportedSchemes(scheme: String) throws {
         #expect(try TransferURL(parsing: "\(scheme)://host/path").scheme == scheme)

@@ -45,13 +45,11 @@ struct ReadyQueue {
         for (r, j) in order.enumerated() { rank[j] = r }
         self.rank = rank
         // Hosts numbered in order of appearance; the hostless share the number after them.
-        // Keyed by name and port, the parts of `TransferURL.hostKey`: spelling that text
-        // for each job cost about 650 instructions, and a second lookup 400 more.
-        var numbered: [Endpoint: Int] = [:]
+        // One lookup a job (a second cost about 400 instructions).
+        var numbered: [TransferURL.Endpoint: Int] = [:]
         var host = [Int](repeating: -1, count: jobs.count)
         for (j, job) in jobs.enumerated() {
-            guard let url = job.url else { continue }
-            let endpoint = Endpoint(url)
+            guard let endpoint = job.url?.endpoint else { continue }
             let next = numbered.count
             host[j] = numbered[endpoint, default: next]
             if host[j] == next { numbered[endpoint] = next }
@@ -66,18 +64,6 @@ struct ReadyQueue {
     }
 
     private var hostCount: Int { hostless + 1 }
-
-    /// Where a job's transfer goes, as the per-host limit counts it: `file:` and `data:`
-    /// URLs, which have no host, share the one named "local" (as `TransferURL.hostKey`).
-    private struct Endpoint: Hashable {
-        let host: String
-        let port: Int?
-
-        init(_ url: TransferURL) {
-            host = url.host ?? "local"
-            port = url.host == nil ? nil : url.port
-        }
-    }
 
     private func isFull(_ h: Int) -> Bool { h != hostless && (held[h] || running[h] >= caps[h]) }
 

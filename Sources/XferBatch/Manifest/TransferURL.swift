@@ -119,12 +119,6 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     /// and a missing folder is refused in the server's own words.
     public var isFTPOrSFTP: Bool { scheme == "ftp" || scheme == "ftps" || scheme == "sftp" }
 
-    /// `host:port` used to apply the per-host limit (`file`/`data` share one local bucket).
-    public var hostKey: String {
-        guard let host else { return "local" }
-        return port.map { "\(host):\($0)" } ?? host
-    }
-
     /// This URL with `values`, secrets `${VAR}` expansion put into it (see
     /// `EnvironmentExpander.expandNotingSecrets`), hidden by `redacted`: a token in a
     /// webhook's path is as secret as one in its query.
