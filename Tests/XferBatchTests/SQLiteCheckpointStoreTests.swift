@@ -56,6 +56,39 @@ struct SQLiteCheckpointStoreTests {
         #expect(try read.load("p") == partial)
     }
 
+    /// A group commit binds every column of each row afresh: a column one record leaves
+    /// empty is NULL, not the previous row's value, and a job saved twice keeps the last.
+    @Test func aGroupCommitStoresEachRowsOwnValuesAndTheLastSaveOfAJob() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let full = JobCheckpoint(jobID: "a", fingerprint: "f", phase: .running, attempts: 3, bytes: 4096, expectedSize: 8192,
+                                 etag: "\"e\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", partialPath: "/x/a.xferpart",
+                                 bootID: "b-1", finalPath: "/x/a", sha256: "ab", updatedAt: 1.5, lastError: "HTTP 503: busy",
+                                 durableBytes: 2048, finalModified: 7)
+        let sparse = JobCheckpoint(jobID: "b", fingerprint: "g", phase: .failed)
+        var again = full
+        again.phase = .done
+        again.bytes = 8192
+        again.lastError = nil
+        let store = try SQLiteCheckpointStore(path: dir + "/c.sqlite")
+        try store.saveAll([full, sparse, again])
+        #expect(try store.all() == [again, sparse])
+    }
+
+    /// A value bound past a statement's last parameter is SQLite's range error, thrown
+    /// before the statement is stepped rather than lost.
+    @Test func aRowBinderThrowsTheFirstBindingSQLiteRefused() throws {
+        try DatabaseQueue().read { db in
+            let statement = try db.makeStatement(sql: "SELECT ?")
+            var row = SQLiteCheckpointStore.RowBinder(statement.sqliteStatement)
+            row.add("one")
+            try row.check()
+            row.add(Int64?.none)
+            let error = #expect(throws: DatabaseError.self) { try row.check() }
+            #expect(error?.resultCode == .SQLITE_RANGE)
+        }
+    }
+
     /// The durability argument: a write-ahead log, synced at checkpoints (`NORMAL`, 1);
     /// a new database is created without syncs, and must not stay that way.
     @Test func aNewStoreRunsInWALModeWithNormalSynchronisation() throws {

@@ -178,9 +178,28 @@ public final class SQLiteCheckpointStore: CheckpointStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                 for c in checkpoints {
-                    try statement.execute(arguments: [c.jobID, c.fingerprint, c.phase.rawValue, c.attempts, c.bytes, c.expectedSize, c.etag,
-                                                      c.lastModified, c.partialPath, c.bootID, c.finalPath, c.sha256, c.updatedAt, c.lastError,
-                                                      c.durableBytes, c.finalModified])
+                    // Resets the statement and clears its parameters; `RowBinder` binds
+                    // them (see there why), and `execute()` steps it with them.
+                    statement.setUncheckedArguments(StatementArguments())
+                    var row = RowBinder(statement.sqliteStatement)
+                    row.add(c.jobID)
+                    row.add(c.fingerprint)
+                    row.add(c.phase.rawValue)
+                    row.add(c.attempts)
+                    row.add(c.bytes)
+                    row.add(c.expectedSize)
+                    row.add(c.etag)
+                    row.add(c.lastModified)
+                    row.add(c.partialPath)
+                    row.add(c.bootID)
+                    row.add(c.finalPath)
+                    row.add(c.sha256)
+                    row.add(c.updatedAt)
+                    row.add(c.lastError)
+                    row.add(c.durableBytes)
+                    row.add(c.finalModified)
+                    try row.check()
+                    try statement.execute()
                 }
             }
         }
