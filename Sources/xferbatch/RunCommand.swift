@@ -84,6 +84,10 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // libcurl's one-time set-up runs on the other processor while the manifest is read,
+        // and is over before any exit (see there why).
+        CurlLibrary.initialiseInBackground()
+        defer { CurlLibrary.finishInitialisation() }
         LogSetup.bootstrap()
         var (plan, source) = try options.load(stateFolder: stateOptions.state)
         plan = try selection.apply(to: plan)
