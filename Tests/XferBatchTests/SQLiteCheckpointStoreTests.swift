@@ -75,6 +75,29 @@ struct SQLiteCheckpointStoreTests {
         #expect(try store.all() == [again, sparse])
     }
 
+    /// A row SQLite refuses fails its group commit, and the store goes on: the next
+    /// group is written. (GRDB drops a statement whose step failed from its cache, so the
+    /// next commit does not reset it, which would return that failure again.)
+    @Test func aFailedGroupCommitLeavesTheStoreUsableForTheNext() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteCheckpointStore(path: dir + "/c.sqlite")
+        try store.save(JobCheckpoint(jobID: "first", fingerprint: "f", phase: .done))
+        try DatabaseQueue(path: dir + "/c.sqlite").write { db in
+            try db.execute(sql: """
+                CREATE TRIGGER refuse BEFORE INSERT ON job_checkpoint WHEN NEW.job_id = 'refused'
+                BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END
+                """)
+        }
+        #expect(throws: CheckpointError.self) {
+            try store.saveAll([JobCheckpoint(jobID: "a", fingerprint: "f", phase: .done),
+                               JobCheckpoint(jobID: "refused", fingerprint: "f", phase: .done),
+                               JobCheckpoint(jobID: "c", fingerprint: "f", phase: .done)])
+        }
+        try store.saveAll([JobCheckpoint(jobID: "b", fingerprint: "f", phase: .done)])
+        #expect(try store.all().map(\.jobID) == ["b", "first"], "the failed group was rolled back whole")
+    }
+
     /// A value bound past a statement's last parameter is SQLite's range error, thrown
     /// before the statement is stepped rather than lost.
     @Test func aRowBinderThrowsTheFirstBindingSQLiteRefused() throws {

@@ -184,7 +184,11 @@ public final class SQLiteCheckpointStore: CheckpointStore {
                     """)
                 for c in checkpoints {
                     // Resets the statement and clears its parameters; `RowBinder` binds
-                    // them (see there why), and `execute()` steps it with them.
+                    // them (see there why), and `execute()` steps it with them. The reset is
+                    // a `try!` in GRDB, which would crash on a statement whose last step
+                    // failed; there is none here: a failed step throws out of this loop, and
+                    // GRDB drops that statement from its cache (`statementDidFail`), so the
+                    // next commit compiles a new one.
                     statement.setUncheckedArguments(StatementArguments())
                     var row = RowBinder(statement.sqliteStatement)
                     row.add(c.jobID)
