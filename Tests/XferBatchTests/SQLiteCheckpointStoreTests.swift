@@ -107,8 +107,10 @@ struct SQLiteCheckpointStoreTests {
             row.add("one")
             try row.check()
             row.add(Int64?.none)
+            row.add("three")
             let error = #expect(throws: DatabaseError.self) { try row.check() }
             #expect(error?.resultCode == .SQLITE_RANGE)
+            #expect(error?.message == "cannot bind parameter 2", "the first one refused")
         }
     }
 

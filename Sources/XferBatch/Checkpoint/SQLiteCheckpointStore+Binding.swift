@@ -9,12 +9,13 @@ extension SQLiteCheckpointStore {
     /// columns of a checkpoint that was half the cost of a group commit (17 K of 34 K
     /// instructions a row in callgrind; SQLite's own step is 12 K).
     ///
-    /// Failure: the first SQLite result code that is not `SQLITE_OK` is kept, and
-    /// `check()` throws it as a `DatabaseError` before the statement is stepped.
+    /// Failure: the first SQLite result code that is not `SQLITE_OK` is kept with its
+    /// parameter's number, and `check()` throws it as a `DatabaseError` before the
+    /// statement is stepped.
     struct RowBinder {
         private let statement: SQLiteStatement
         private var index: CInt = 1
-        private var failure = ResultCode.SQLITE_OK
+        private var failure: (code: ResultCode, parameter: CInt)?
 
         /// Starts at the first parameter of `statement`, which must be reset and cleared
         /// (`Statement.setUncheckedArguments(_:)` with no arguments does both).
@@ -24,14 +25,14 @@ extension SQLiteCheckpointStore {
 
         /// Binds the next parameter: `value`, or NULL when it is nil.
         mutating func add(_ value: (some StatementBinding)?) {
-            let code = value?.bind(to: statement, at: index) ?? DatabaseValue.null.bind(to: statement, at: index)
-            if failure == .SQLITE_OK { failure = ResultCode(rawValue: code) }
+            let code = ResultCode(rawValue: value?.bind(to: statement, at: index) ?? DatabaseValue.null.bind(to: statement, at: index))
+            if failure == nil, code != .SQLITE_OK { failure = (code, index) }
             index += 1
         }
 
         /// Throws the first failure, if a bind failed.
         func check() throws {
-            if failure != .SQLITE_OK { throw DatabaseError(resultCode: failure, message: "cannot bind parameter \(index - 1)") }
+            if let failure { throw DatabaseError(resultCode: failure.code, message: "cannot bind parameter \(failure.parameter)") }
         }
     }
 }
