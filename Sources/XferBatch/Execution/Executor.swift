@@ -90,7 +90,7 @@ public final class Executor: Sendable {
     private func runJobs() async -> RunResult {
         let startedAt = clock.now()
         var runner = JobRunner(transport: lanes[0], secrets: SecretResolver(environment: environment), claims: PathClaims(plan: plan),
-                               outputs: RunOutputs(), outputDirectory: plan.outputDirectory,
+                               outputs: RunOutputs(plan: plan), outputDirectory: plan.outputDirectory,
                                bandwidth: plan.limits.bandwidth.map(SharedBandwidth.init), checkpoints: options.checkpoints,
                                forceUploads: options.force)
         runner.durableInterval = options.durableInterval

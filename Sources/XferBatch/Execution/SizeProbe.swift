@@ -27,7 +27,7 @@ public struct SizeProbe: Sendable {
     /// `size`); nothing for a job whose request could not be made.
     public func answers(for indices: [Int]) async -> [Int: ProbeAnswer] {
         let runner = JobRunner(transport: transport, secrets: SecretResolver(environment: environment), claims: PathClaims(plan: plan),
-                               outputs: RunOutputs(), outputDirectory: plan.outputDirectory, bandwidth: nil,
+                               outputs: RunOutputs(plan: plan), outputDirectory: plan.outputDirectory, bandwidth: nil,
                                checkpoints: nil, forceUploads: false)
         let requests: [(Int, TransferRequest)] = indices.compactMap { j in
             guard case .download(let d) = plan.jobs[j].action, d.size == nil, d.url.scheme != "data",
