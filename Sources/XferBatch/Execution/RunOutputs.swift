@@ -18,7 +18,7 @@ final class RunOutputs: Sendable {
 
     /// Keeps `path` as `job`'s output if another job reads it.
     func record(_ path: String, for job: String) {
-        guard !read.isEmpty, read.contains(job) else { return }
+        guard read.contains(job) else { return }
         paths.withLock { $0[job] = path }
     }
 
