@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The layout is the architecture:
-//   CCurl / CArchive      system libraries (pkg-config), imported only by
+//   CCurl / CArchive      system libraries (libarchive loaded at run time), imported only by
 //   XferCurl / XferArchive  Swift wrappers with no C types in their public API;
 //   XferThreads           threads that name themselves, for the three modules that start them;
 //   XferBatch             the core: Manifest -> Plan -> Execution (no C imports);
@@ -27,9 +27,10 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // libarchive's headers only: the library is loaded when an archive is first read or
+        // written (LibArchive.swift), not linked, so that runs without archives start faster.
         .systemLibrary(
             name: "CArchive",
-            pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"])]
         ),
         // Threads that name themselves (for top -H and perf): XferCurl, XferArchive, XferBatch.

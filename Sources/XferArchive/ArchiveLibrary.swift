@@ -1,16 +1,25 @@
 internal import CArchive
 
-/// Facts about the libarchive this binary links.
+/// Facts about the libarchive this binary loads when it needs one (see `LibArchive`).
 public enum ArchiveLibrary {
-    /// libarchive's version, e.g. `3.6.2`.
+    /// libarchive's version, e.g. `3.6.2` (loading the library), or why it cannot be loaded.
     public static var version: String {
-        let full = String(cString: archive_version_string())
-        // "libarchive 3.6.2" -> "3.6.2"
-        return full.split(separator: " ").last.map(String.init) ?? full
+        do throws(ArchiveError) {
+            let full = try LibArchive.functions().archive_version_string().map { String(cString: $0) } ?? ""
+            // "libarchive 3.6.2" -> "3.6.2"
+            return full.split(separator: " ").last.map(String.init) ?? full
+        } catch {
+            return "not loaded: \(error.message)"
+        }
     }
 
-    /// libarchive's version with the compression libraries it was built with.
+    /// libarchive's version with the compression libraries it was built with, or why it
+    /// cannot be loaded.
     public static var details: String {
-        String(cString: archive_version_details())
+        do throws(ArchiveError) {
+            return try LibArchive.functions().archive_version_details().map { String(cString: $0) } ?? ""
+        } catch {
+            return "not loaded: \(error.message)"
+        }
     }
 }

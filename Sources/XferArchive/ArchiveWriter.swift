@@ -52,40 +52,41 @@ public enum ArchiveWriter {
     private static func writeInUTF8(_ entries: [Entry], to path: String, format: ArchiveFileFormat, level: Int?, reproducible: Bool,
                                     observe: @escaping (UnsafeRawBufferPointer) -> Void,
                                     progress: (Int64) -> Bool) throws(ArchiveError) -> Result {
-        guard let a = archive_write_new() else { throw ArchiveError(code: ArchiveError.fatal, message: "libarchive could not start an archive") }
+        let lib = try LibArchive.functions()
+        guard let a = lib.archive_write_new() else { throw ArchiveError(code: ArchiveError.fatal, message: "libarchive could not start an archive") }
         // libarchive may still write while it is freed (an unfinished archive is closed
         // then), so the sinks outlive it: all three go in this one deferred block.
         var file: OutputSink?
         var stage: CompressionStage?
         defer {
-            archive_write_free(a)
+            _ = lib.archive_write_free(a)
             try? stage?.finish()
             file?.close()
         }
-        try configureFormat(a, format: format, level: level)
+        try configureFormat(lib, a, format: format, level: level)
         // No padding after the last block: a file is not a tape (libarchive's own file
         // opener does the same; with padding, zero bytes would follow a zstd or xz stream).
-        try check(a, archive_write_set_bytes_in_last_block(a, 1), "last block")
+        try check(lib, a, lib.archive_write_set_bytes_in_last_block(a, 1), "last block")
         // Hand the output over in 256 KiB blocks, not tar's 10 KiB: a hundred thousand
         // hand-offs to the compression thread per GiB would cost more than they save.
-        try check(a, archive_write_set_bytes_per_block(a, Int32(blockSize)), "block size")
+        try check(lib, a, lib.archive_write_set_bytes_per_block(a, Int32(blockSize)), "block size")
         let output = try OutputSink(path: path, observe: observe)
         file = output
         if format.isCompressedTar {
-            let compressor = try CompressionStage(format: format, level: level, reproducible: reproducible, output: output)
+            let compressor = try CompressionStage(lib: lib, format: format, level: level, reproducible: reproducible, output: output)
             stage = compressor
-            try compressor.attach(to: a, what: "cannot create \(path)")
+            try compressor.attach(to: a, lib: lib, what: "cannot create \(path)")
         } else {
-            try output.attach(to: a, what: "cannot create \(path)")
+            try output.attach(to: a, lib: lib, what: "cannot create \(path)")
         }
         var bytesIn: Int64 = 0
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16)
         defer { buffer.deallocate() }
         do {
             for entry in entries {
-                bytesIn += try add(entry, to: a, buffer: buffer, reproducible: reproducible, before: bytesIn, progress: progress)
+                bytesIn += try add(entry, to: a, lib: lib, buffer: buffer, reproducible: reproducible, before: bytesIn, progress: progress)
             }
-            try check(a, archive_write_close(a), "cannot finish \(path)")
+            try check(lib, a, lib.archive_write_close(a), "cannot finish \(path)")
             try stage?.finish()
             stage = nil
         } catch {
@@ -100,33 +101,33 @@ public enum ArchiveWriter {
     }
 
     /// The container: zip (compressed per entry, here) or pax-restricted tar.
-    private static func configureFormat(_ a: OpaquePointer, format: ArchiveFileFormat, level: Int?) throws(ArchiveError) {
+    private static func configureFormat(_ lib: xb_archive_functions, _ a: OpaquePointer, format: ArchiveFileFormat, level: Int?) throws(ArchiveError) {
         if format == .zip {
-            try check(a, archive_write_set_format_zip(a), "zip format")
-            if let level { try check(a, archive_write_set_format_option(a, "zip", "compression-level", "\(level)"), "zip level") }
+            try check(lib, a, lib.archive_write_set_format_zip(a), "zip format")
+            if let level { try check(lib, a, lib.archive_write_set_format_option(a, "zip", "compression-level", "\(level)"), "zip level") }
         } else {
-            try check(a, archive_write_set_format_pax_restricted(a), "tar format")
+            try check(lib, a, lib.archive_write_set_format_pax_restricted(a), "tar format")
         }
     }
 
     /// The compression filter of a compressed tarball (`CompressionStage` runs it).
-    static func configureFilter(_ a: OpaquePointer, format: ArchiveFileFormat, level: Int?, reproducible: Bool) throws(ArchiveError) {
+    static func configureFilter(_ lib: xb_archive_functions, _ a: OpaquePointer, format: ArchiveFileFormat, level: Int?, reproducible: Bool) throws(ArchiveError) {
         switch format {
         case .tarGz:
-            try check(a, archive_write_add_filter_gzip(a), "gzip filter")
-            if reproducible { try check(a, archive_write_set_filter_option(a, "gzip", "timestamp", nil), "gzip timestamp") }
-        case .tarXz: try check(a, archive_write_add_filter_xz(a), "xz filter")
-        case .tarZst: try check(a, archive_write_add_filter_zstd(a), "zstd filter")
+            try check(lib, a, lib.archive_write_add_filter_gzip(a), "gzip filter")
+            if reproducible { try check(lib, a, lib.archive_write_set_filter_option(a, "gzip", "timestamp", nil), "gzip timestamp") }
+        case .tarXz: try check(lib, a, lib.archive_write_add_filter_xz(a), "xz filter")
+        case .tarZst: try check(lib, a, lib.archive_write_add_filter_zstd(a), "zstd filter")
         case .tar, .zip: return
         }
-        if let level { try check(a, archive_write_set_filter_option(a, nil, "compression-level", "\(level)"), "compression level") }
+        if let level { try check(lib, a, lib.archive_write_set_filter_option(a, nil, "compression-level", "\(level)"), "compression level") }
     }
 
     /// Adds one regular file; returns its size. Anything else is refused: opened without
     /// waiting (`O_NONBLOCK`: opening a named pipe no one writes would block the job
     /// forever, beyond reach of a cancel), and a pipe, device or socket has no size to
     /// put in the entry.
-    private static func add(_ entry: Entry, to a: OpaquePointer, buffer: UnsafeMutableRawPointer, reproducible: Bool,
+    private static func add(_ entry: Entry, to a: OpaquePointer, lib: xb_archive_functions, buffer: UnsafeMutableRawPointer, reproducible: Bool,
                             before: Int64, progress: (Int64) -> Bool) throws(ArchiveError) -> Int64 {
         let fd = open(entry.sourcePath, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw ArchiveError(code: errno, message: "cannot read \(entry.sourcePath): \(String(cString: strerror(errno)))") }
@@ -139,25 +140,25 @@ public enum ArchiveWriter {
         guard UTF8Names.available || entry.name.utf8.allSatisfy({ $0 < 0x80 }) else {
             throw ArchiveError(code: ArchiveError.fatal, message: "cannot pack \(entry.name): names outside ASCII need the C.UTF-8 locale, which this system lacks")
         }
-        guard let e = archive_entry_new() else { throw ArchiveError(code: -30, message: "libarchive could not create an entry") }
-        defer { archive_entry_free(e) }
-        archive_entry_set_pathname_utf8(e, entry.name)
-        archive_entry_set_size(e, la_int64_t(info.st_size))
-        archive_entry_set_filetype(e, 0o100000)  // AE_IFREG
+        guard let e = lib.archive_entry_new() else { throw ArchiveError(code: -30, message: "libarchive could not create an entry") }
+        defer { lib.archive_entry_free(e) }
+        lib.archive_entry_set_pathname_utf8(e, entry.name)
+        lib.archive_entry_set_size(e, la_int64_t(info.st_size))
+        lib.archive_entry_set_filetype(e, 0o100000)  // AE_IFREG
         if reproducible {
-            archive_entry_set_perm(e, 0o644)
-            archive_entry_set_mtime(e, 0, 0)
-            archive_entry_set_uid(e, 0)
-            archive_entry_set_gid(e, 0)
-            archive_entry_set_uname(e, "")
-            archive_entry_set_gname(e, "")
+            lib.archive_entry_set_perm(e, 0o644)
+            lib.archive_entry_set_mtime(e, 0, 0)
+            lib.archive_entry_set_uid(e, 0)
+            lib.archive_entry_set_gid(e, 0)
+            lib.archive_entry_set_uname(e, "")
+            lib.archive_entry_set_gname(e, "")
         } else {
-            archive_entry_set_perm(e, UInt32(info.st_mode & 0o7777))
-            archive_entry_set_mtime(e, info.st_mtim.tv_sec, info.st_mtim.tv_nsec)
-            archive_entry_set_uid(e, la_int64_t(info.st_uid))
-            archive_entry_set_gid(e, la_int64_t(info.st_gid))
+            lib.archive_entry_set_perm(e, UInt32(info.st_mode & 0o7777))
+            lib.archive_entry_set_mtime(e, info.st_mtim.tv_sec, info.st_mtim.tv_nsec)
+            lib.archive_entry_set_uid(e, la_int64_t(info.st_uid))
+            lib.archive_entry_set_gid(e, la_int64_t(info.st_gid))
         }
-        try check(a, archive_write_header(a, e), "cannot add \(entry.name)")
+        try check(lib, a, lib.archive_write_header(a, e), "cannot add \(entry.name)")
         var total: Int64 = 0
         while true {
             let n = read(fd, buffer, blockSize)
@@ -166,9 +167,9 @@ public enum ArchiveWriter {
                 throw ArchiveError(code: errno, message: "cannot read \(entry.sourcePath): \(String(cString: strerror(errno)))")
             }
             if n == 0 { break }
-            let written = archive_write_data(a, buffer, n)
+            let written = lib.archive_write_data(a, buffer, n)
             guard written == n else {
-                throw ArchiveError(code: Int32(truncatingIfNeeded: written), message: "cannot write \(entry.name): \(errorText(a))")
+                throw ArchiveError(code: Int32(truncatingIfNeeded: written), message: "cannot write \(entry.name): \(errorText(lib, a))")
             }
             total += Int64(n)
             if !progress(before + total) { throw ArchiveError.cancelled }
@@ -180,12 +181,12 @@ public enum ArchiveWriter {
     }
 
     /// Turns an ARCHIVE_* result into a thrown error (warnings pass).
-    static func check(_ a: OpaquePointer, _ result: Int32, _ what: String) throws(ArchiveError) {
+    static func check(_ lib: xb_archive_functions, _ a: OpaquePointer, _ result: Int32, _ what: String) throws(ArchiveError) {
         guard result < ARCHIVE_WARN else { return }
-        throw ArchiveError(code: result, message: "\(what): \(errorText(a))")
+        throw ArchiveError(code: result, message: "\(what): \(errorText(lib, a))")
     }
 
-    private static func errorText(_ a: OpaquePointer) -> String {
-        archive_error_string(a).map { String(cString: $0) } ?? "unknown libarchive error"
+    private static func errorText(_ lib: xb_archive_functions, _ a: OpaquePointer) -> String {
+        lib.archive_error_string(a).map { String(cString: $0) } ?? "unknown libarchive error"
     }
 }

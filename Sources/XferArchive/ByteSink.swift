@@ -19,10 +19,10 @@ class ByteSink {
 
     /// Makes this sink the output of `a` (it must outlive `a`: libarchive writes while it
     /// is closed or freed).
-    func attach(to a: OpaquePointer, what: String) throws(ArchiveError) {
-        let r = archive_write_open2(a, Unmanaged.passUnretained(self).toOpaque(), nil, Self.write, nil, nil)
+    func attach(to a: OpaquePointer, lib: xb_archive_functions, what: String) throws(ArchiveError) {
+        let r = lib.archive_write_open2(a, Unmanaged.passUnretained(self).toOpaque(), nil, Self.write, nil, nil)
         guard r >= ARCHIVE_WARN else {
-            throw failure ?? ArchiveError(code: r, message: "\(what): \(archive_error_string(a).map { String(cString: $0) } ?? "cannot open")")
+            throw failure ?? ArchiveError(code: r, message: "\(what): \(lib.archive_error_string(a).map { String(cString: $0) } ?? "cannot open")")
         }
     }
 

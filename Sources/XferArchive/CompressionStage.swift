@@ -12,6 +12,7 @@ import XferThreads
 /// flat; a compression or write failure is reported to the tar writer at its next chunk.
 final class CompressionStage: ByteSink, @unchecked Sendable {
     static let maxQueued = 4
+    private let lib: xb_archive_functions
     private let archive: OpaquePointer
     private let output: OutputSink
     // Guarded by `condition`.
@@ -21,23 +22,24 @@ final class CompressionStage: ByteSink, @unchecked Sendable {
     private var finished = false
     private var stageError: ArchiveError?
 
-    init(format: ArchiveFileFormat, level: Int?, reproducible: Bool, output: OutputSink) throws(ArchiveError) {
-        guard let a = archive_write_new() else { throw ArchiveError(code: ArchiveError.fatal, message: "libarchive could not start a compressor") }
+    init(lib: xb_archive_functions, format: ArchiveFileFormat, level: Int?, reproducible: Bool, output: OutputSink) throws(ArchiveError) {
+        guard let a = lib.archive_write_new() else { throw ArchiveError(code: ArchiveError.fatal, message: "libarchive could not start a compressor") }
+        self.lib = lib
         archive = a
         self.output = output
         super.init()
         do throws(ArchiveError) {
-            try ArchiveWriter.check(a, archive_write_set_format_raw(a), "raw format")
-            try ArchiveWriter.configureFilter(a, format: format, level: level, reproducible: reproducible)
-            try ArchiveWriter.check(a, archive_write_set_bytes_in_last_block(a, 1), "last block")
-            try output.attach(to: a, what: "compressor")
-            guard let e = archive_entry_new() else { throw ArchiveError(code: ArchiveError.fatal, message: "libarchive could not create an entry") }
-            defer { archive_entry_free(e) }
-            archive_entry_set_pathname(e, "tar")
-            archive_entry_set_filetype(e, 0o100000)  // AE_IFREG: the raw format takes one regular entry
-            try ArchiveWriter.check(a, archive_write_header(a, e), "compressor")
+            try ArchiveWriter.check(lib, a, lib.archive_write_set_format_raw(a), "raw format")
+            try ArchiveWriter.configureFilter(lib, a, format: format, level: level, reproducible: reproducible)
+            try ArchiveWriter.check(lib, a, lib.archive_write_set_bytes_in_last_block(a, 1), "last block")
+            try output.attach(to: a, lib: lib, what: "compressor")
+            guard let e = lib.archive_entry_new() else { throw ArchiveError(code: ArchiveError.fatal, message: "libarchive could not create an entry") }
+            defer { lib.archive_entry_free(e) }
+            lib.archive_entry_set_pathname(e, "tar")
+            lib.archive_entry_set_filetype(e, 0o100000)  // AE_IFREG: the raw format takes one regular entry
+            try ArchiveWriter.check(lib, a, lib.archive_write_header(a, e), "compressor")
         } catch {
-            archive_write_free(a)
+            _ = lib.archive_write_free(a)
             throw error
         }
         NamedThread.start("xb-compress") { [self] in compressUntilClosed() }
@@ -85,13 +87,13 @@ final class CompressionStage: ByteSink, @unchecked Sendable {
             let chunk = queue.removeFirst()
             condition.broadcast()
             condition.unlock()
-            let n = chunk.withUnsafeBytes { archive_write_data(archive, $0.baseAddress, $0.count) }
+            let n = chunk.withUnsafeBytes { lib.archive_write_data(archive, $0.baseAddress, $0.count) }
             if n < 0 { error = output.failure ?? ArchiveError(code: Int32(truncatingIfNeeded: n), message: "cannot compress: \(errorText)") }
         }
-        if error == nil, archive_write_close(archive) < ARCHIVE_WARN {
+        if error == nil, lib.archive_write_close(archive) < ARCHIVE_WARN {
             error = output.failure ?? ArchiveError(code: ArchiveError.fatal, message: "cannot finish compressing: \(errorText)")
         }
-        archive_write_free(archive)
+        _ = lib.archive_write_free(archive)
         condition.lock()
         stageError = error
         finished = true
@@ -101,6 +103,6 @@ final class CompressionStage: ByteSink, @unchecked Sendable {
     }
 
     private var errorText: String {
-        archive_error_string(archive).map { String(cString: $0) } ?? "unknown libarchive error"
+        lib.archive_error_string(archive).map { String(cString: $0) } ?? "unknown libarchive error"
     }
 }

@@ -31,60 +31,62 @@ final class ArchiveReader {
         var encrypted = false
     }
 
+    private let lib: xb_archive_functions
     private let handle: OpaquePointer
     let path: String
 
     init(path: String, format: ArchiveFileFormat?) throws(ArchiveError) {
-        guard let a = archive_read_new() else { throw ArchiveError(code: ARCHIVE_FATAL, message: "libarchive could not start a reader") }
+        lib = try LibArchive.functions()
+        guard let a = lib.archive_read_new() else { throw ArchiveError(code: ARCHIVE_FATAL, message: "libarchive could not start a reader") }
         handle = a
         self.path = path
         switch format {
         case nil:
-            try check(archive_read_support_format_tar(a), "tar format")
-            try check(archive_read_support_format_gnutar(a), "tar format")
-            try check(archive_read_support_format_zip(a), "zip format")
-            for filter in [archive_read_support_filter_gzip, archive_read_support_filter_bzip2,
-                           archive_read_support_filter_xz, archive_read_support_filter_zstd] {
+            try check(lib.archive_read_support_format_tar(a), "tar format")
+            try check(lib.archive_read_support_format_gnutar(a), "tar format")
+            try check(lib.archive_read_support_format_zip(a), "zip format")
+            for filter in [lib.archive_read_support_filter_gzip, lib.archive_read_support_filter_bzip2,
+                           lib.archive_read_support_filter_xz, lib.archive_read_support_filter_zstd] {
                 try check(filter(a), "compression filter")
             }
         case .zip:
-            try check(archive_read_support_format_zip(a), "zip format")
+            try check(lib.archive_read_support_format_zip(a), "zip format")
         case .tar, .tarGz, .tarXz, .tarZst:
-            try check(archive_read_support_format_tar(a), "tar format")
-            try check(archive_read_support_format_gnutar(a), "tar format")
+            try check(lib.archive_read_support_format_tar(a), "tar format")
+            try check(lib.archive_read_support_format_gnutar(a), "tar format")
             switch format {
-            case .tarGz: try check(archive_read_support_filter_gzip(a), "gzip filter")
-            case .tarXz: try check(archive_read_support_filter_xz(a), "xz filter")
-            case .tarZst: try check(archive_read_support_filter_zstd(a), "zstd filter")
+            case .tarGz: try check(lib.archive_read_support_filter_gzip(a), "gzip filter")
+            case .tarXz: try check(lib.archive_read_support_filter_xz(a), "xz filter")
+            case .tarZst: try check(lib.archive_read_support_filter_zstd(a), "zstd filter")
             default: break
             }
         }
-        try check(archive_read_open_filename(a, path, 256 * 1024), "cannot open \(path)")
+        try check(lib.archive_read_open_filename(a, path, 256 * 1024), "cannot open \(path)")
     }
 
-    deinit { archive_read_free(handle) }
+    deinit { _ = lib.archive_read_free(handle) }
 
     /// The next entry's header, or nil at the end of the archive.
     func next() throws(ArchiveError) -> Header? {
         var entry: OpaquePointer?
-        let r = archive_read_next_header(handle, &entry)
+        let r = lib.archive_read_next_header(handle, &entry)
         if r == ARCHIVE_EOF { return nil }
         try check(r, "cannot read the next entry")
         guard let e = entry else { return nil }
-        let name = (archive_entry_pathname_utf8(e) ?? archive_entry_pathname(e)).map { String(cString: $0) } ?? ""
-        let hardLink = archive_entry_hardlink_utf8(e) ?? archive_entry_hardlink(e)
+        let name = (lib.archive_entry_pathname_utf8(e) ?? lib.archive_entry_pathname(e)).map { String(cString: $0) } ?? ""
+        let hardLink = lib.archive_entry_hardlink_utf8(e) ?? lib.archive_entry_hardlink(e)
         let kind: Header.Kind
         var target: String?
         if let hardLink {
             kind = .hardLink
             target = String(cString: hardLink)
         } else {
-            switch archive_entry_filetype(e) & 0o170000 {
+            switch lib.archive_entry_filetype(e) & 0o170000 {
             case 0o100000: kind = .file
             case 0o040000: kind = .directory
             case 0o120000:
                 kind = .symlink
-                target = (archive_entry_symlink_utf8(e) ?? archive_entry_symlink(e)).map { String(cString: $0) } ?? ""
+                target = (lib.archive_entry_symlink_utf8(e) ?? lib.archive_entry_symlink(e)).map { String(cString: $0) } ?? ""
             case 0o020000: kind = .special("character device")
             case 0o060000: kind = .special("block device")
             case 0o010000: kind = .special("FIFO")
@@ -92,11 +94,11 @@ final class ArchiveReader {
             default: kind = .special("unknown type")
             }
         }
-        let size: Int64? = archive_entry_size_is_set(e) != 0 ? Int64(archive_entry_size(e)) : nil
-        let mtime = archive_entry_mtime_is_set(e) != 0 ? (Int(archive_entry_mtime(e)), Int(archive_entry_mtime_nsec(e))) : nil
-        let tar = archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR
-        return Header(name: name, kind: kind, size: size, mayHaveHoles: tar, permissions: UInt32(archive_entry_perm(e)), mtime: mtime,
-                      linkTarget: target, encrypted: archive_entry_is_encrypted(e) != 0)
+        let size: Int64? = lib.archive_entry_size_is_set(e) != 0 ? Int64(lib.archive_entry_size(e)) : nil
+        let mtime = lib.archive_entry_mtime_is_set(e) != 0 ? (Int(lib.archive_entry_mtime(e)), Int(lib.archive_entry_mtime_nsec(e))) : nil
+        let tar = lib.archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR
+        return Header(name: name, kind: kind, size: size, mayHaveHoles: tar, permissions: UInt32(lib.archive_entry_perm(e)), mtime: mtime,
+                      linkTarget: target, encrypted: lib.archive_entry_is_encrypted(e) != 0)
     }
 
     /// The current entry's next block of data and where in the file it goes, or nil at the
@@ -107,14 +109,14 @@ final class ArchiveReader {
         var start: UnsafeRawPointer? = nil
         var count = 0
         var offset: Int64 = 0
-        let r = archive_read_data_block(handle, &start, &count, &offset)
+        let r = lib.archive_read_data_block(handle, &start, &count, &offset)
         if r == ARCHIVE_EOF { return nil }
         try check(r, "cannot read data")
         return (UnsafeRawBufferPointer(start: start, count: count), offset)
     }
 
     /// Bytes read from the archive file so far (compressed).
-    var compressedBytesRead: Int64 { Int64(archive_filter_bytes(handle, -1)) }
+    var compressedBytesRead: Int64 { Int64(lib.archive_filter_bytes(handle, -1)) }
 
     private func check(_ result: Int32, _ what: String) throws(ArchiveError) {
         guard result < ARCHIVE_WARN else { return }
@@ -122,6 +124,6 @@ final class ArchiveReader {
     }
 
     private var errorText: String {
-        archive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"
+        lib.archive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"
     }
 }

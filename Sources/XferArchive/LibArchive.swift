@@ -1,0 +1,38 @@
+internal import CArchive
+
+/// libarchive's functions, looked up the first time an archive is read or written.
+///
+/// Why the binary does not link libarchive: the library brings eleven of its own (libxml2
+/// and ICU among them), and the dynamic loader spent 3.7 ms on them before `main` in every
+/// command, archives or not. (A C program printing libcurl's version started in 9.4 ms; one
+/// linking libarchive as well, in 13.1 ms; `perf stat -r 60`.) Loaded here on demand, a run
+/// without archive or extract jobs never pays that, and a machine without libarchive can
+/// still run every other job (an archive job then fails with the loader's message).
+///
+/// The table's field types are libarchive's own declarations (`__typeof__` in `shim.h`),
+/// so a call through it is checked as a direct call would be. Every function XferArchive
+/// calls is listed there (`XB_ARCHIVE_FUNCTIONS`); a direct call would not link.
+enum LibArchive {
+    /// The file the loader looks for: the soname of libarchive 3 (the headers' version).
+    static let soname = "libarchive.so.13"
+
+    /// The loaded table, or why it could not be loaded. A global's initialiser runs once,
+    /// on first use, whichever thread gets there first; the library then stays loaded and
+    /// the table is never freed.
+    private static let loaded: Result<xb_archive_functions, ArchiveError> = load(soname)
+
+    /// libarchive's functions; the first call loads the library.
+    static func functions() throws(ArchiveError) -> xb_archive_functions {
+        try loaded.get()
+    }
+
+    /// Loads `soname` and looks up the table's functions.
+    static func load(_ soname: String) -> Result<xb_archive_functions, ArchiveError> {
+        var failure: UnsafePointer<CChar>?
+        guard let table = xb_archive_load(soname, &failure) else {
+            let reason = failure.map { String(cString: $0) } ?? "unknown reason"
+            return .failure(ArchiveError(code: ArchiveError.fatal, message: "cannot load libarchive (\(soname)): \(reason)"))
+        }
+        return .success(table.pointee)
+    }
+}

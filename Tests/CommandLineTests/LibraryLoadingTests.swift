@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+
+/// Which shared libraries a command loads, as glibc's loader reports them (`LD_DEBUG=files`
+/// lists each library it maps and why, on standard error).
+@Suite("xferbatch: libraries loaded on demand")
+struct LibraryLoadingTests {
+    /// libarchive, and the eleven libraries it brings (libxml2 and ICU among them), cost
+    /// every command 3.7 ms before `main` when the binary linked it. Now a run that packs
+    /// or extracts nothing never maps it; one that packs loads it then.
+    @Test func onlyARunWithAnArchiveJobLoadsLibarchive() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        try #"""
+            {"version": 1, "outputDir": "out", "jobs": [{"id": "a", "download": {"url": "data:,hello", "to": "a.txt"}}]}
+            """#.write(toFile: scratch.path("plain.json"), atomically: true, encoding: .utf8)
+        try #"""
+            {"version": 1, "outputDir": "out", "jobs": [
+              {"id": "b", "download": {"url": "data:,hello", "to": "b.txt"}},
+              {"id": "t", "archive": {"from": ["b"], "to": "b.tar"}}]}
+            """#.write(toFile: scratch.path("packing.json"), atomically: true, encoding: .utf8)
+        let loaderLog = ["LD_DEBUG": "files"]
+
+        let plain = try await CommandRunner.run(["run", "plain.json", "-q"], environment: loaderLog, in: scratch.folder)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(plain.stderr.contains("file=libcurl.so.4"), "the loader's log is there")
+        #expect(!plain.stderr.contains("libarchive"))
+
+        let packing = try await CommandRunner.run(["run", "packing.json", "-q"], environment: loaderLog, in: scratch.folder)
+        #expect(packing.status == 0, "\(packing.stderr)")
+        #expect(packing.stderr.contains("file=libarchive.so.13 [0];  dynamically loaded by"))
+        #expect(FileManager.default.fileExists(atPath: scratch.path("out/b.tar")))
+    }
+}
