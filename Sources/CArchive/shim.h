@@ -86,10 +86,13 @@ struct xb_archive_functions {
 
 /// Loads libarchive (`soname`, e.g. "libarchive.so.13") and looks up every function of the
 /// table. Returns the table, allocated once and never freed (the library stays loaded for
-/// the process), or NULL with `failure` set to dlopen's message or the missing function's
-/// name (a static or thread-local string: copy it at once).
+/// the process), or NULL with `failure` set to dlopen's message, or `missing` to the name of
+/// a function the library lacks (static or thread-local strings: copy them at once).
 static inline const struct xb_archive_functions *_Nullable xb_archive_load(const char *_Nonnull soname,
-                                                                          const char *_Nullable *_Nonnull failure) {
+                                                                          const char *_Nullable *_Nonnull failure,
+                                                                          const char *_Nullable *_Nonnull missing) {
+    *failure = NULL;
+    *missing = NULL;
     void *library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
     if (library == NULL) {
         *failure = dlerror();
@@ -98,14 +101,14 @@ static inline const struct xb_archive_functions *_Nullable xb_archive_load(const
     struct xb_archive_functions *table = malloc(sizeof *table);
     if (table == NULL) {
         *failure = "out of memory";
+        dlclose(library);
         return NULL;
     }
 #define XB_ARCHIVE_LOOKUP(name) \
     table->name = (__typeof__(name) *)dlsym(library, #name); \
-    if (table->name == NULL) { *failure = #name; free(table); return NULL; }
+    if (table->name == NULL) { *missing = #name; free(table); dlclose(library); return NULL; }
     XB_ARCHIVE_FUNCTIONS(XB_ARCHIVE_LOOKUP)
 #undef XB_ARCHIVE_LOOKUP
-    *failure = NULL;
     return table;
 }
 

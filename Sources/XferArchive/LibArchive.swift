@@ -3,11 +3,12 @@ internal import CArchive
 /// libarchive's functions, looked up the first time an archive is read or written.
 ///
 /// Why the binary does not link libarchive: the library brings eleven of its own (libxml2
-/// and ICU among them), and the dynamic loader spent 3.7 ms on them before `main` in every
-/// command, archives or not. (A C program printing libcurl's version started in 9.4 ms; one
-/// linking libarchive as well, in 13.1 ms; `perf stat -r 60`.) Loaded here on demand, a run
-/// without archive or extract jobs never pays that, and a machine without libarchive can
-/// still run every other job (an archive job then fails with the loader's message).
+/// and ICU among them), which the dynamic loader mapped and relocated before `main` in
+/// every command, archives or not. (A C program printing libcurl's version starts in
+/// 9.4 ms, one linking libarchive as well in 13.1 ms, `perf stat -r 60`; a build linking
+/// it took 1.05 to 1.09 times the wall time of short commands, `bench/start-up`.) Loaded
+/// here on demand, a run without archive or extract jobs never pays that, and a machine
+/// without libarchive still runs every other job (an archive job then fails, saying why).
 ///
 /// The table's field types are libarchive's own declarations (`__typeof__` in `shim.h`),
 /// so a call through it is checked as a direct call would be. Every function XferArchive
@@ -29,8 +30,9 @@ enum LibArchive {
     /// Loads `soname` and looks up the table's functions.
     static func load(_ soname: String) -> Result<xb_archive_functions, ArchiveError> {
         var failure: UnsafePointer<CChar>?
-        guard let table = xb_archive_load(soname, &failure) else {
-            let reason = failure.map { String(cString: $0) } ?? "unknown reason"
+        var missing: UnsafePointer<CChar>?
+        guard let table = xb_archive_load(soname, &failure, &missing) else {
+            let reason = missing.map { "it has no function \(String(cString: $0))" } ?? failure.map { String(cString: $0) } ?? "unknown reason"
             return .failure(ArchiveError(code: ArchiveError.fatal, message: "cannot load libarchive (\(soname)): \(reason)"))
         }
         return .success(table.pointee)

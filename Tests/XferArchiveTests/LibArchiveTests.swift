@@ -14,6 +14,15 @@ struct LibArchiveTests {
         #expect(error.message == "cannot load libarchive (libarchive.so.999): libarchive.so.999: cannot open shared object file: No such file or directory")
     }
 
+    /// A library by that name that is not libarchive (or too old) lacks a function.
+    @Test func aLibraryWithoutOneOfTheFunctionsIsAnErrorNamingTheFunction() {
+        guard case .failure(let error) = LibArchive.load("libz.so.1") else {
+            Issue.record("zlib was taken for libarchive")
+            return
+        }
+        #expect(error.message.hasPrefix("cannot load libarchive (libz.so.1): it has no function archive_"))
+    }
+
     @Test func theInstalledLibraryLoadsWithEveryFunctionTheModuleCalls() throws {
         let functions = try LibArchive.load(LibArchive.soname).get()
         #expect(functions.archive_version_string().map { String(cString: $0) }?.hasPrefix("libarchive 3.") == true)
