@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The layout is the architecture:
-//   CCurl / CArchive      system libraries (libarchive loaded at run time), imported only by
+//   CCurl / CArchive      C headers (the libraries are loaded at run time), imported only by
 //   XferCurl / XferArchive  Swift wrappers with no C types in their public API;
 //   XferThreads           threads that name themselves, for the three modules that start them;
 //   XferBatch             the core: Manifest -> Plan -> Execution (no C imports);
@@ -22,13 +22,13 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
+        // libcurl's and libarchive's headers only: each library is loaded at run time, not
+        // linked (CurlLibrary.swift, LibArchive.swift), so that a command loads only what
+        // it uses, and libcurl's many libraries load beside the manifest's reading.
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        // libarchive's headers only: the library is loaded when an archive is first read or
-        // written (LibArchive.swift), not linked, so that runs without archives start faster.
         .systemLibrary(
             name: "CArchive",
             providers: [.apt(["libarchive-dev"])]

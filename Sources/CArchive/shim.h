@@ -93,7 +93,9 @@ static inline const struct xb_archive_functions *_Nullable xb_archive_load(const
                                                                           const char *_Nullable *_Nonnull missing) {
     *failure = NULL;
     *missing = NULL;
-    void *library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    // Lazy binding, as for a linked library: each library's own calls resolve on first use
+    // (RTLD_NOW resolved every one of them up front, 0.5 to 1.3 ms more CPU for libcurl's).
+    void *library = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
     if (library == NULL) {
         *failure = dlerror();
         return NULL;

@@ -1,28 +1,47 @@
 internal import CCurl
 import XferThreads
 
-/// Process-wide facts about the libcurl this binary links, and its one-time initialisation.
+/// libcurl, loaded and initialised once per process, and facts about it.
 ///
-/// `curl_global_init` is not thread-safe and must run exactly once before any handle
-/// exists; a `static let` gives exactly-once semantics under Swift's lazy globals.
+/// Loaded at run time, not linked: libcurl brings some thirty libraries (OpenSSL, GnuTLS
+/// through librtmp, Kerberos, LDAP, libssh2...), which the dynamic loader used to map and
+/// relocate before `main` in every command: a C program printing libcurl's version starts
+/// in 9.4 ms here, a Swift program printing a line in 3.2 (`perf stat -r 60`). Now a
+/// command that transfers nothing (`validate`, `status`, `plan` without `--probe`) never
+/// loads it, and `run` loads it on a thread of its own while the main thread reads the
+/// manifest (`initialiseInBackground`).
+///
+/// The functions are looked up once into a table (`xb_curl_functions` in `shim.h`) whose
+/// field types are libcurl's own declarations, so each call through it is type-checked as
+/// a direct call would be. `curl_global_init` is not thread-safe and must run exactly once
+/// before any handle exists; a `static let` gives exactly-once semantics under Swift's lazy
+/// globals.
 public enum CurlLibrary {
-    /// libcurl's version string, e.g. `7.88.1`.
+    /// The file the loader looks for: the soname of libcurl 7 and 8 (the headers' ABI).
+    static let soname = "libcurl.so.4"
+
+    /// libcurl's version string, e.g. `7.88.1` (loading libcurl), or why it cannot be loaded.
     public static var version: String {
-        guard let info = xb_version_info(), let v = info.pointee.version else {
-            return "unknown"
+        switch initialisation {
+        case .failure(let error): return "not loaded: \(error.message)"
+        case .success(let lib):
+            guard let info = xb_version_info(lib.table), let v = info.pointee.version else { return "unknown" }
+            return String(cString: v)
         }
-        return String(cString: v)
     }
 
     /// The full `curl_version()` line: libcurl, its TLS backend and compression libraries.
     public static var details: String {
-        guard let line = curl_version() else { return "unknown" }
-        return String(cString: line)
+        switch initialisation {
+        case .failure(let error): return "not loaded: \(error.message)"
+        case .success(let lib): return lib.table.pointee.curl_version().map { String(cString: $0) } ?? "unknown"
+        }
     }
 
-    /// Protocols this libcurl was built with (lower case, e.g. `https`, `sftp`).
+    /// Protocols this libcurl was built with (lower case, e.g. `https`, `sftp`); none when it
+    /// cannot be loaded.
     public static var protocols: [String] {
-        guard let info = xb_version_info(), var p = info.pointee.protocols else { return [] }
+        guard case .success(let lib) = initialisation, let info = xb_version_info(lib.table), var p = info.pointee.protocols else { return [] }
         var names: [String] = []
         while let name = p.pointee {
             names.append(String(cString: name))
@@ -33,9 +52,10 @@ public enum CurlLibrary {
 
     /// Starts libcurl's one-time initialisation on a thread of its own and returns at once.
     ///
-    /// Why: `curl_global_init` sets up the TLS library (OpenSSL reads its configuration
-    /// file), about 1.5 ms before the first transfer. A command calls this first, so that the
-    /// work is done on the second processor while the main thread reads the manifest; the
+    /// Why: loading libcurl and its libraries takes about 6 ms, and `curl_global_init` sets
+    /// up the TLS library (OpenSSL reads its configuration file), about 1.5 ms more. A
+    /// command calls this first, so that the work is done on the second processor while the
+    /// main thread reads the manifest; the
     /// first `TransferEngine` then finds it done, or waits for it (`initialisation` is a
     /// `static let`: run once, and every other reader blocks until it is). Safe beside the
     /// reading because nothing else in the process uses libcurl or OpenSSL until then.
@@ -53,10 +73,19 @@ public enum CurlLibrary {
         _ = initialisation
     }
 
-    /// Initialises libcurl once per process; every later call returns the first result.
-    /// The heap is set up for its receive buffers first (see `ReceiveBufferMemory`).
-    static let initialisation: CURLcode = {
+    /// Loads and initialises libcurl once per process; every later call returns the first
+    /// result. The heap is set up for its receive buffers first (see `ReceiveBufferMemory`).
+    static let initialisation: Result<CurlFunctions, TransferError> = {
+        let lib: CurlFunctions
+        switch CurlFunctions.load(soname) {
+        case .failure(let error): return .failure(error)
+        case .success(let loaded): lib = loaded
+        }
         ReceiveBufferMemory.keepInHeap()
-        return curl_global_init(Int(CURL_GLOBAL_ALL))
+        let code = lib.table.pointee.curl_global_init(Int(CURL_GLOBAL_ALL))
+        guard code == CURLE_OK else {
+            return .failure(TransferError(kind: .local, code: TransferError.name(of: code), message: "curl_global_init failed"))
+        }
+        return .success(lib)
     }()
 }

@@ -16,37 +16,39 @@ struct EasyHandlePool {
     /// (see `TransferEngine.defaultIdleConnections`); beyond that they are freed.
     static let defaultCapacity = 64
 
+    private let curl: UnsafePointer<xb_curl_functions>
     private var idle: [UnsafeMutableRawPointer] = []
     private let capacity: Int
 
-    init(capacity: Int = defaultCapacity) {
+    init(curl: UnsafePointer<xb_curl_functions>, capacity: Int = defaultCapacity) {
+        self.curl = curl
         self.capacity = capacity
     }
 
     /// A handle in its initial state: a kept one, else a new one (nil when libcurl cannot
     /// allocate one).
     mutating func take() -> UnsafeMutableRawPointer? {
-        idle.popLast() ?? curl_easy_init()
+        idle.popLast() ?? curl.pointee.curl_easy_init()
     }
 
     /// Keeps `handle` for a later transfer, or frees it when enough are kept. The handle
     /// must be out of the multi handle.
     mutating func give(_ handle: UnsafeMutableRawPointer) {
-        guard idle.count < capacity else { return curl_easy_cleanup(handle) }
-        curl_easy_reset(handle)
+        guard idle.count < capacity else { return curl.pointee.curl_easy_cleanup(handle) }
+        curl.pointee.curl_easy_reset(handle)
         // libcurl 7.88 frees a transfer's receive buffer only when the transfer ended
         // normally, and refuses a new CURLOPT_BUFFERSIZE while one is held (a refused
         // TLS peer left one: the next transfer on the handle failed with "bad argument").
         // Such a handle is not as new: free it.
-        guard xb_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, Int(CURL_MAX_WRITE_SIZE)) == CURLE_OK else {
-            return curl_easy_cleanup(handle)
+        guard xb_easy_setopt_long(curl, handle, CURLOPT_BUFFERSIZE, Int(CURL_MAX_WRITE_SIZE)) == CURLE_OK else {
+            return curl.pointee.curl_easy_cleanup(handle)
         }
         idle.append(handle)
     }
 
     /// Frees every kept handle (the engine's loop is ending).
     mutating func drain() {
-        for handle in idle { curl_easy_cleanup(handle) }
+        for handle in idle { curl.pointee.curl_easy_cleanup(handle) }
         idle.removeAll()
     }
 }

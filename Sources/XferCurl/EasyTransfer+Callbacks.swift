@@ -192,7 +192,7 @@ extension EasyTransfer {
         var headers = responseHeaders
         var length: curl_off_t = -1
         if headers["content-length"] == nil, (request.resumeFrom ?? 0) == 0,
-           xb_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK, length >= 0 {
+           xb_easy_getinfo_off(curl, handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK, length >= 0 {
             headers["content-length"] = String(length)
         }
         if headers["last-modified"] == nil, let time = remoteLastModified() { headers["last-modified"] = time }
@@ -202,7 +202,7 @@ extension EasyTransfer {
     func responseCode() -> Int {
         guard let handle else { return 0 }
         var code = 0
-        _ = xb_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        _ = xb_easy_getinfo_long(curl, handle, CURLINFO_RESPONSE_CODE, &code)
         return code
     }
 }

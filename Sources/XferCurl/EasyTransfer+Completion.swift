@@ -65,21 +65,21 @@ extension EasyTransfer {
             return Int64(captured.count)
         }
         var sent: curl_off_t = 0
-        if let handle { _ = xb_easy_getinfo_off(handle, CURLINFO_SIZE_UPLOAD_T, &sent) }
+        if let handle { _ = xb_easy_getinfo_off(curl, handle, CURLINFO_SIZE_UPLOAD_T, &sent) }
         return Int64(sent)
     }
 
     private func effectiveURL() -> String {
         guard let handle else { return request.url }
         var pointer: UnsafeMutablePointer<CChar>? = nil
-        guard xb_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &pointer) == CURLE_OK, let pointer else { return request.url }
+        guard xb_easy_getinfo_string(curl, handle, CURLINFO_EFFECTIVE_URL, &pointer) == CURLE_OK, let pointer else { return request.url }
         return String(cString: pointer)
     }
 
     private func redirectCount() -> Int {
         guard let handle else { return 0 }
         var count = 0
-        _ = xb_easy_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &count)
+        _ = xb_easy_getinfo_long(curl, handle, CURLINFO_REDIRECT_COUNT, &count)
         return count
     }
 
@@ -88,7 +88,7 @@ extension EasyTransfer {
         guard let handle else { return t }
         func micro(_ info: CURLINFO) -> Duration {
             var v: curl_off_t = 0
-            _ = xb_easy_getinfo_off(handle, info, &v)
+            _ = xb_easy_getinfo_off(curl, handle, info, &v)
             return .microseconds(Int64(v))
         }
         t.nameLookup = micro(CURLINFO_NAMELOOKUP_TIME_T)

@@ -63,7 +63,7 @@ extension EasyTransfer {
         guard heldForReader, let handle else { return }
         heldForReader = false
         do {
-            try check(curl_easy_pause(handle, XB_CURLPAUSE_CONT), "cannot go on after waiting for the digest")
+            try check(curl.pointee.curl_easy_pause(handle, XB_CURLPAUSE_CONT), "cannot go on after waiting for the digest")
         } catch {
             localFailure = localFailure ?? error
         }

@@ -69,12 +69,12 @@ extension EasyTransfer {
         // Under a bandwidth cap, a chunk is sized to the cap (`bufferSize(underCap:)`).
         try set(easy, CURLOPT_BUFFERSIZE, gate.map { Self.bufferSize(underCap: $0.cap.bytesPerSecond) } ?? Self.receiveBufferSize)
         try set(easy, CURLOPT_NOPROGRESS, 0)
-        try check(xb_easy_setopt_xferinfo_function(easy, EasyTransfer.progressCallback), "CURLOPT_XFERINFOFUNCTION")
-        try check(xb_easy_setopt_closesocket_function(easy, EasyTransfer.closeSocketCallback), "CURLOPT_CLOSESOCKETFUNCTION")
+        try check(xb_easy_setopt_xferinfo_function(curl, easy, EasyTransfer.progressCallback), "CURLOPT_XFERINFOFUNCTION")
+        try check(xb_easy_setopt_closesocket_function(curl, easy, EasyTransfer.closeSocketCallback), "CURLOPT_CLOSESOCKETFUNCTION")
         try set(easy, CURLOPT_XFERINFODATA, pointer: me)
-        try check(xb_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, EasyTransfer.writeCallback), "CURLOPT_WRITEFUNCTION")
+        try check(xb_easy_setopt_write_function(curl, easy, CURLOPT_WRITEFUNCTION, EasyTransfer.writeCallback), "CURLOPT_WRITEFUNCTION")
         try set(easy, CURLOPT_WRITEDATA, pointer: me)
-        try check(xb_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, EasyTransfer.headerCallback), "CURLOPT_HEADERFUNCTION")
+        try check(xb_easy_setopt_write_function(curl, easy, CURLOPT_HEADERFUNCTION, EasyTransfer.headerCallback), "CURLOPT_HEADERFUNCTION")
         try set(easy, CURLOPT_HEADERDATA, pointer: me)
     }
 
@@ -115,20 +115,20 @@ extension EasyTransfer {
         guard isHTTP, !lines.isEmpty || headerList != nil else { return }
         var built: UnsafeMutablePointer<curl_slist>? = nil
         for line in lines {
-            guard let list = curl_slist_append(built, line) else {
-                curl_slist_free_all(built)
+            guard let list = curl.pointee.curl_slist_append(built, line) else {
+                curl.pointee.curl_slist_free_all(built)
                 throw TransferError(kind: .local, code: "curl_slist_append", message: "out of memory building headers")
             }
             built = list
         }
         // libcurl keeps the pointer: the old list is freed only once it is replaced.
-        let code = xb_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, built)
+        let code = xb_easy_setopt_slist(curl, easy, CURLOPT_HTTPHEADER, built)
         guard code == CURLE_OK else {
-            curl_slist_free_all(built)
+            curl.pointee.curl_slist_free_all(built)
             try check(code, "CURLOPT_HTTPHEADER")
             return
         }
-        if let headerList { curl_slist_free_all(headerList) }
+        if let headerList { curl.pointee.curl_slist_free_all(headerList) }
         headerList = built
     }
 
@@ -145,9 +145,9 @@ extension EasyTransfer {
         case .file(let path, _):
             let source = try UploadSource(path: path, gate: gate)
             uploadSources = [source]
-            try check(xb_easy_setopt_read_function(easy, UploadSource.readCallback), "CURLOPT_READFUNCTION")
+            try check(xb_easy_setopt_read_function(curl, easy, UploadSource.readCallback), "CURLOPT_READFUNCTION")
             try set(easy, CURLOPT_READDATA, pointer: source.context)
-            try check(xb_easy_setopt_seek_function(easy, UploadSource.seekCallback), "CURLOPT_SEEKFUNCTION")
+            try check(xb_easy_setopt_seek_function(curl, easy, UploadSource.seekCallback), "CURLOPT_SEEKFUNCTION")
             try set(easy, CURLOPT_SEEKDATA, pointer: source.context)
             if request.method == .post && isHTTP {
                 try set(easy, CURLOPT_POST, 1)
@@ -158,27 +158,27 @@ extension EasyTransfer {
             }
             if request.options.createMissingDirectories { try set(easy, CURLOPT_FTP_CREATE_MISSING_DIRS, 1) }
         case .multipart(let fields, let files):
-            guard let form = curl_mime_init(easy) else {
+            guard let form = curl.pointee.curl_mime_init(easy) else {
                 throw TransferError(kind: .local, code: "curl_mime_init", message: "libcurl could not create a form")
             }
             mime = form
             for field in fields {
-                guard let part = curl_mime_addpart(form) else { throw Self.mimeError("adding field \(field.name)") }
-                try check(curl_mime_name(part, field.name), "form field name")
-                try check(curl_mime_data(part, field.value, field.value.utf8.count), "form field \(field.name)")
+                guard let part = curl.pointee.curl_mime_addpart(form) else { throw Self.mimeError("adding field \(field.name)") }
+                try check(curl.pointee.curl_mime_name(part, field.name), "form field name")
+                try check(curl.pointee.curl_mime_data(part, field.value, field.value.utf8.count), "form field \(field.name)")
             }
             for file in files {
                 let source = try UploadSource(path: file.path, gate: gate)
                 uploadSources.append(source)
-                guard let part = curl_mime_addpart(form) else { throw Self.mimeError("adding file \(file.path)") }
-                try check(curl_mime_name(part, file.field), "form file field")
+                guard let part = curl.pointee.curl_mime_addpart(form) else { throw Self.mimeError("adding file \(file.path)") }
+                try check(curl.pointee.curl_mime_name(part, file.field), "form file field")
                 // The file is read as the part is sent, never loaded whole.
-                try check(curl_mime_data_cb(part, curl_off_t(source.size), UploadSource.readCallback, UploadSource.seekCallback, nil, source.context),
+                try check(curl.pointee.curl_mime_data_cb(part, curl_off_t(source.size), UploadSource.readCallback, UploadSource.seekCallback, nil, source.context),
                           "form file \(file.path)")
-                try check(curl_mime_filename(part, file.filename ?? source.fileName), "form file name")
-                try check(curl_mime_type(part, file.contentType ?? ContentType.guess(forPath: file.path)), "form file type")
+                try check(curl.pointee.curl_mime_filename(part, file.filename ?? source.fileName), "form file name")
+                try check(curl.pointee.curl_mime_type(part, file.contentType ?? ContentType.guess(forPath: file.path)), "form file type")
             }
-            try check(xb_easy_setopt_mime(easy, form), "CURLOPT_MIMEPOST")
+            try check(xb_easy_setopt_mime(curl, easy, form), "CURLOPT_MIMEPOST")
             if request.method == .put { try set(easy, CURLOPT_CUSTOMREQUEST, "PUT") }
         }
     }
@@ -202,25 +202,25 @@ extension EasyTransfer {
     func check(_ code: CURLcode, _ what: @autoclosure () -> String) throws(TransferError) {
         guard code != CURLE_OK else { return }
         throw TransferError(kind: TransferError.kind(of: code, ftpReply: 0), code: TransferError.name(of: code),
-                            message: "\(what()): \(String(cString: curl_easy_strerror(code)))")
+                            message: "\(what()): \(curl.pointee.curl_easy_strerror(code).map { String(cString: $0) } ?? "CURLcode \(code.rawValue)")")
     }
 
     func set(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: Int) throws(TransferError) {
-        try check(xb_easy_setopt_long(easy, option, value), "option \(option.rawValue)")
+        try check(xb_easy_setopt_long(curl, easy, option, value), "option \(option.rawValue)")
     }
 
     func set(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, offset value: Int64) throws(TransferError) {
-        try check(xb_easy_setopt_off(easy, option, curl_off_t(value)), "option \(option.rawValue)")
+        try check(xb_easy_setopt_off(curl, easy, option, curl_off_t(value)), "option \(option.rawValue)")
     }
 
     /// libcurl copies string options, so a temporary C string is enough.
     func set(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) throws(TransferError) {
-        let code = value.withCString { xb_easy_setopt_string(easy, option, $0) }
+        let code = value.withCString { xb_easy_setopt_string(curl, easy, option, $0) }
         try check(code, "option \(option.rawValue)")
     }
 
     func set(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, pointer: UnsafeMutableRawPointer) throws(TransferError) {
-        try check(xb_easy_setopt_pointer(easy, option, pointer), "option \(option.rawValue)")
+        try check(xb_easy_setopt_pointer(curl, easy, option, pointer), "option \(option.rawValue)")
     }
 
     static func milliseconds(_ d: Duration) -> Int {

@@ -33,7 +33,7 @@ extension EasyTransfer {
         guard followsRedirectsItself, code == CURLE_OK, localFailure == nil, case .none = request.body,
               Self.redirectStatuses.contains(responseCode()), let handle else { return nil }
         var pointer: UnsafeMutablePointer<CChar>? = nil
-        guard xb_easy_getinfo_string(handle, CURLINFO_REDIRECT_URL, &pointer) == CURLE_OK, let pointer else { return nil }
+        guard xb_easy_getinfo_string(curl, handle, CURLINFO_REDIRECT_URL, &pointer) == CURLE_OK, let pointer else { return nil }
         let target = String(cString: pointer)
         guard redirectsFollowed < request.options.maxRedirects else {
             return .failure(TransferError(kind: TransferError.kind(of: CURLE_TOO_MANY_REDIRECTS, ftpReply: 0),
@@ -62,24 +62,24 @@ extension EasyTransfer {
         resumed = false
         lastMovedBytes = -1
         try set(handle, CURLOPT_URL, target)
-        guard !leftOrigin, Self.origin(of: target) != Self.origin(of: request.url) else { return }
+        guard !leftOrigin, origin(of: target) != origin(of: request.url) else { return }
         leftOrigin = true
         try configureHeaders(handle)
         for option in [CURLOPT_USERNAME, CURLOPT_PASSWORD, CURLOPT_XOAUTH2_BEARER] {
-            try check(xb_easy_setopt_string(handle, option, nil), "clearing credentials for another host")
+            try check(xb_easy_setopt_string(curl, handle, option, nil), "clearing credentials for another host")
         }
     }
 
     /// `scheme://host:port` as libcurl parses `url` (default ports filled in), or nil when
     /// it cannot: never equal to another, so an unparsable URL counts as another origin.
-    static func origin(of url: String) -> String? {
-        guard let parsed = curl_url() else { return nil }
-        defer { curl_url_cleanup(parsed) }
-        guard curl_url_set(parsed, CURLUPART_URL, url, 0) == CURLUE_OK else { return nil }
+    func origin(of url: String) -> String? {
+        guard let parsed = curl.pointee.curl_url() else { return nil }
+        defer { curl.pointee.curl_url_cleanup(parsed) }
+        guard curl.pointee.curl_url_set(parsed, CURLUPART_URL, url, 0) == CURLUE_OK else { return nil }
         func part(_ which: CURLUPart, _ flags: UInt32 = 0) -> String? {
             var value: UnsafeMutablePointer<CChar>? = nil
-            guard curl_url_get(parsed, which, &value, flags) == CURLUE_OK, let value else { return nil }
-            defer { curl_free(value) }
+            guard curl.pointee.curl_url_get(parsed, which, &value, flags) == CURLUE_OK, let value else { return nil }
+            defer { curl.pointee.curl_free(value) }
             return String(cString: value)
         }
         guard let scheme = part(CURLUPART_SCHEME), let host = part(CURLUPART_HOST),

@@ -24,7 +24,7 @@ extension EasyTransfer {
     func remoteLastModified() -> String? {
         guard let handle else { return nil }
         var time: curl_off_t = -1
-        guard xb_easy_getinfo_off(handle, CURLINFO_FILETIME_T, &time) == CURLE_OK, time >= 0 else { return nil }
+        guard xb_easy_getinfo_off(curl, handle, CURLINFO_FILETIME_T, &time) == CURLE_OK, time >= 0 else { return nil }
         return HTTPDate.format(Int64(time))
     }
 

@@ -21,7 +21,7 @@ extension EasyTransfer {
         let handed = KnownHostsFile(knownHosts)
         knownHostsCopy = handed
         try set(easy, CURLOPT_SSH_KNOWNHOSTS, handed.path)
-        try check(xb_easy_setopt_sshkey_function(easy, EasyTransfer.hostKeyCallback), "CURLOPT_SSH_KEYFUNCTION")
+        try check(xb_easy_setopt_sshkey_function(curl, easy, EasyTransfer.hostKeyCallback), "CURLOPT_SSH_KEYFUNCTION")
         try set(easy, CURLOPT_SSH_KEYDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
         knownHostsFile = knownHosts
 

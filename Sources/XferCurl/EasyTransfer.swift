@@ -28,6 +28,8 @@ final class EasyTransfer: @unchecked Sendable {
     }
 
     let id: UInt64
+    /// libcurl's functions (`CurlLibrary`), as the engine has them.
+    let curl: UnsafePointer<xb_curl_functions>
     let request: TransferRequest
     let progress: TransferProgress
     let scheme: String
@@ -95,9 +97,10 @@ final class EasyTransfer: @unchecked Sendable {
     /// no header byte has come since, the transfer waits for its answer.
     var headerBytesWhenSent: Int64?
 
-    init(id: UInt64, request: TransferRequest, progress: TransferProgress,
+    init(id: UInt64, curl: UnsafePointer<xb_curl_functions>, request: TransferRequest, progress: TransferProgress,
          continuation: CheckedContinuation<Result<TransferOutcome, TransferError>, Never>) {
         self.id = id
+        self.curl = curl
         self.request = request
         self.progress = progress
         self.continuation = continuation
@@ -169,11 +172,11 @@ final class EasyTransfer: @unchecked Sendable {
     /// As `close(returningHandleTo:)`, freeing the handle.
     func close() {
         releasePendingWrite()
-        if let handle { curl_easy_cleanup(handle) }
+        if let handle { curl.pointee.curl_easy_cleanup(handle) }
         handle = nil
-        if let headerList { curl_slist_free_all(headerList) }
+        if let headerList { curl.pointee.curl_slist_free_all(headerList) }
         headerList = nil
-        if let mime { curl_mime_free(mime) }
+        if let mime { curl.pointee.curl_mime_free(mime) }
         mime = nil
         uploadSources = []
         knownHostsCopy = nil
@@ -188,6 +191,6 @@ final class EasyTransfer: @unchecked Sendable {
     func errorText(_ code: CURLcode) -> String {
         let text = String(cString: errorBuffer)
         if !text.isEmpty { return text }
-        return String(cString: curl_easy_strerror(code))
+        return curl.pointee.curl_easy_strerror(code).map { String(cString: $0) } ?? "CURLcode \(code.rawValue)"
     }
 }

@@ -29,7 +29,7 @@ extension TransferEngine {
             }
             gate.release()
             do {
-                try transfer.check(curl_easy_pause(handle, XB_CURLPAUSE_CONT), "cannot go on after a pause for the bandwidth cap")
+                try transfer.check(curl.pointee.curl_easy_pause(handle, XB_CURLPAUSE_CONT), "cannot go on after a pause for the bandwidth cap")
             } catch {
                 transfer.localFailure = transfer.localFailure ?? error
             }

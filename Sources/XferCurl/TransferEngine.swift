@@ -38,6 +38,8 @@ public final class TransferEngine: Transport, @unchecked Sendable {
         var closed = false
     }
 
+    /// libcurl's functions (`CurlLibrary`): loaded before any engine exists.
+    let curl: UnsafePointer<xb_curl_functions>
     private let multi: UnsafeMutableRawPointer
     let inbox = Mutex(Inbox())
     private let nextID = Atomic<UInt64>(1)
@@ -52,7 +54,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     /// looks for paused ones only while there are some).
     private var limitedTransfers = 0
     /// Easy handles of ended transfers, for the next ones; touched by the loop thread only.
-    private var handles = EasyHandlePool()
+    private var handles: EasyHandlePool
 
     struct LoopEnd {
         var done = false
@@ -75,21 +77,20 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     /// connections for a 2,000-file run with 8 slots (strace), where curl's tool opens 8.
     public init(logger: Logger = Logger(label: "xferbatch.engine"), maxConnectionsPerHost: Int = 0,
                 idleConnections: Int = defaultIdleConnections) throws(TransferError) {
-        let initCode = CurlLibrary.initialisation
-        guard initCode == CURLE_OK else {
-            throw TransferError(kind: .local, code: TransferError.name(of: initCode), message: "curl_global_init failed")
-        }
-        guard let multi = curl_multi_init() else {
+        let curl = try CurlLibrary.initialisation.get().table
+        guard let multi = curl.pointee.curl_multi_init() else {
             throw TransferError(kind: .local, code: "curl_multi_init", message: "libcurl could not create a multi handle")
         }
+        self.curl = curl
         self.multi = multi
+        self.handles = EasyHandlePool(curl: curl)
         self.logger = logger
         for (option, value) in [(CURLMOPT_PIPELINING, Int(XB_CURLPIPE_MULTIPLEX)), (CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost),
                                (CURLMOPT_MAXCONNECTS, idleConnections)] {
-            let code = xb_multi_setopt_long(multi, option, value)
+            let code = xb_multi_setopt_long(curl, multi, option, value)
             guard code == CURLM_OK else {
-                curl_multi_cleanup(multi)
-                throw TransferError(kind: .local, code: "CURLMcode \(code.rawValue)", message: String(cString: curl_multi_strerror(code)))
+                _ = curl.pointee.curl_multi_cleanup(multi)
+                throw TransferError(kind: .local, code: "CURLMcode \(code.rawValue)", message: curl.pointee.curl_multi_strerror(code).map { String(cString: $0) } ?? "CURLMcode \(code.rawValue)")
             }
         }
         // The thread keeps the engine alive until its loop ends (after `shutdown()`); the
@@ -108,7 +109,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
         let id = nextID.add(1, ordering: .relaxed).oldValue
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<TransferOutcome, TransferError>, Never>) in
-                let transfer = EasyTransfer(id: id, request: request, progress: progress, continuation: continuation)
+                let transfer = EasyTransfer(id: id, curl: curl, request: request, progress: progress, continuation: continuation)
                 if stopped.load(ordering: .acquiring) || !send(.add(transfer)) {
                     transfer.complete(.failure(TransferError(kind: .cancelled, code: "engine-stopped", message: "the transfer engine has stopped")))
                 }
@@ -157,7 +158,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
         inbox.withLock { inbox in
             guard !inbox.closed else { return false }
             inbox.commands.append(command)
-            if polling.load(ordering: .sequentiallyConsistent) { curl_multi_wakeup(multi) }
+            if polling.load(ordering: .sequentiallyConsistent) { _ = curl.pointee.curl_multi_wakeup(multi) }
             return true
         }
     }
@@ -207,7 +208,7 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             }
             if !running { break }
             var stillRunning: Int32 = 0
-            let performed = curl_multi_perform(multi, &stillRunning)
+            let performed = curl.pointee.curl_multi_perform(multi, &stillRunning)
             if performed != CURLM_OK { failAll(&active, performed) }
             collectFinished(&active)
             let bandwidthWait = limitedTransfers > 0 ? releaseHeld(in: active) : nil
@@ -216,14 +217,14 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             polling.store(true, ordering: .sequentiallyConsistent)
             if inbox.withLock({ $0.commands.isEmpty }) {
                 var ready: Int32 = 0
-                let polled = curl_multi_poll(multi, nil, 0, min(1000, bandwidthWait ?? 1000), &ready)
+                let polled = curl.pointee.curl_multi_poll(multi, nil, 0, min(1000, bandwidthWait ?? 1000), &ready)
                 if polled != CURLM_OK { failAll(&active, polled) }
             }
             polling.store(false, ordering: .sequentiallyConsistent)
         }
         closeInbox()
         handles.drain()
-        curl_multi_cleanup(multi)
+        _ = curl.pointee.curl_multi_cleanup(multi)
         let waiters = ended.withLock { end in
             end.done = true
             defer { end.waiters.removeAll() }
@@ -244,10 +245,10 @@ public final class TransferEngine: Transport, @unchecked Sendable {
             return
         }
         guard let handle = transfer.handle else { return }
-        let code = curl_multi_add_handle(multi, handle)
+        let code = curl.pointee.curl_multi_add_handle(multi, handle)
         guard code == CURLM_OK else {
             transfer.close()
-            transfer.complete(.failure(Self.multiError(code)))
+            transfer.complete(.failure(multiError(code)))
             return
         }
         active[transfer.id] = transfer
@@ -258,10 +259,10 @@ public final class TransferEngine: Transport, @unchecked Sendable {
 
     private func collectFinished(_ active: inout [UInt64: EasyTransfer]) {
         var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
+        while let message = curl.pointee.curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
             var context: UnsafeMutableRawPointer? = nil
-            _ = xb_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &context)
+            _ = xb_easy_getinfo_pointer(curl, handle, CURLINFO_PRIVATE, &context)
             guard let context else { continue }
             let transfer = Unmanaged<EasyTransfer>.fromOpaque(context).takeUnretainedValue()
             let code = xb_msg_result(message)
@@ -282,20 +283,20 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     /// Sends a transfer that follows its redirects itself (see `EasyTransfer+Redirects`) on
     /// to `target`, on the same handle; the failure that ends it instead, if any.
     private func rearm(_ transfer: EasyTransfer, _ handle: UnsafeMutableRawPointer, for target: String) -> TransferError? {
-        curl_multi_remove_handle(multi, handle)
+        _ = curl.pointee.curl_multi_remove_handle(multi, handle)
         do {
             try transfer.follow(to: target)
         } catch {
             return error
         }
-        let added = curl_multi_add_handle(multi, handle)
-        return added == CURLM_OK ? nil : Self.multiError(added)
+        let added = curl.pointee.curl_multi_add_handle(multi, handle)
+        return added == CURLM_OK ? nil : multiError(added)
     }
 
     /// Removes the handle from the multi handle, gives it back to `handles`, then resumes
     /// the awaiting task.
     private func finish(_ transfer: EasyTransfer, with result: Result<TransferOutcome, TransferError>) {
-        if let handle = transfer.handle { curl_multi_remove_handle(multi, handle) }
+        if let handle = transfer.handle { _ = curl.pointee.curl_multi_remove_handle(multi, handle) }
         if transfer.gate != nil { limitedTransfers -= 1 }
         transfer.close(returningHandleTo: &handles)
         switch result {
@@ -311,11 +312,11 @@ public final class TransferEngine: Transport, @unchecked Sendable {
     /// A failing multi handle fails every transfer on it rather than crashing.
     private func failAll(_ active: inout [UInt64: EasyTransfer], _ code: CURLMcode) {
         logger.info("libcurl multi handle failed", metadata: ["curl.code": "\(code.rawValue)"])
-        for transfer in active.values { finish(transfer, with: .failure(Self.multiError(code))) }
+        for transfer in active.values { finish(transfer, with: .failure(multiError(code))) }
         active.removeAll()
     }
 
-    static func multiError(_ code: CURLMcode) -> TransferError {
-        TransferError(kind: .transient, code: "CURLMcode \(code.rawValue)", message: String(cString: curl_multi_strerror(code)))
+    func multiError(_ code: CURLMcode) -> TransferError {
+        TransferError(kind: .transient, code: "CURLMcode \(code.rawValue)", message: curl.pointee.curl_multi_strerror(code).map { String(cString: $0) } ?? "CURLMcode \(code.rawValue)")
     }
 }

@@ -22,12 +22,31 @@ struct LibraryLoadingTests {
 
         let plain = try await CommandRunner.run(["run", "plain.json", "-q"], environment: loaderLog, in: scratch.folder)
         #expect(plain.status == 0, "\(plain.stderr)")
-        #expect(plain.stderr.contains("file=libcurl.so.4"), "the loader's log is there")
+        #expect(plain.stderr.contains("file=libcurl.so.4 [0];  dynamically loaded by"), "the loader's log is there")
         #expect(!plain.stderr.contains("libarchive"))
 
         let packing = try await CommandRunner.run(["run", "packing.json", "-q"], environment: loaderLog, in: scratch.folder)
         #expect(packing.status == 0, "\(packing.stderr)")
         #expect(packing.stderr.contains("file=libarchive.so.13 [0];  dynamically loaded by"))
         #expect(FileManager.default.fileExists(atPath: scratch.path("out/b.tar")))
+    }
+
+    /// libcurl and the thirty or so libraries it needs are loaded by the commands that
+    /// transfer (`run`, `plan --probe`), on a thread of their own beside the manifest's
+    /// reading; a command that only reads a manifest or the state folder maps neither C
+    /// library.
+    @Test(arguments: [["validate"], ["plan"], ["status"]])
+    func aCommandThatTransfersNothingLoadsNoCLibrary(command: [String]) async throws {
+        let scratch = try RunCommandTests.Scratch()
+        try #"""
+            {"version": 1, "outputDir": "out", "jobs": [
+              {"id": "b", "download": {"url": "https://example.invalid/b.txt", "to": "b.txt"}},
+              {"id": "t", "archive": {"from": ["b"], "to": "b.tar"}}]}
+            """#.write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let result = try await CommandRunner.run(command + ["m.json"], environment: ["LD_DEBUG": "files"], in: scratch.folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("file=libc.so.6"), "the loader's log is there")
+        #expect(!result.stderr.contains("libcurl"))
+        #expect(!result.stderr.contains("libarchive"))
     }
 }
