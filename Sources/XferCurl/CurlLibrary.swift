@@ -55,10 +55,10 @@ public enum CurlLibrary {
     /// Why: loading libcurl and its libraries takes about 6 ms, and `curl_global_init` sets
     /// up the TLS library (OpenSSL reads its configuration file), about 1.5 ms more. A
     /// command calls this first, so that the work is done on the second processor while the
-    /// main thread reads the manifest; the
-    /// first `TransferEngine` then finds it done, or waits for it (`initialisation` is a
-    /// `static let`: run once, and every other reader blocks until it is). Safe beside the
-    /// reading because nothing else in the process uses libcurl or OpenSSL until then.
+    /// main thread reads the manifest; the first `TransferEngine` then finds it done, or
+    /// waits for it (`initialisation` is a `static let`: run once, and every other reader
+    /// blocks until it is). Safe beside the reading because nothing else in the process
+    /// uses libcurl or OpenSSL until then.
     ///
     /// The caller must call `finishInitialisation()` before the process can exit: OpenSSL's
     /// exit handler, run by `exit`, would otherwise free its state beside the thread still
