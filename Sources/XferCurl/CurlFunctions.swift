@@ -4,9 +4,10 @@ internal import CCurl
 ///
 /// A pointer to a table filled once and never changed or freed, so sharing it between
 /// threads is safe (hence `@unchecked Sendable`: Swift sees libcurl's variadic functions in
-/// it as opaque pointers, which are not `Sendable`). Code calls a function as
-/// `lib.table.pointee.curl_easy_init()`, and a variadic one through its typed wrapper in
-/// `shim.h`, `xb_easy_setopt_long(lib.table, ...)`.
+/// it as opaque pointers, which are not `Sendable`). The engine, its handle pool and each
+/// transfer keep the pointer as `curl`, and call a function as
+/// `curl.pointee.curl_easy_init()`, a variadic one through its typed wrapper in `shim.h`:
+/// `xb_easy_setopt_long(curl, ...)`.
 struct CurlFunctions: @unchecked Sendable {
     let table: UnsafePointer<xb_curl_functions>
 
