@@ -63,7 +63,8 @@ public final class TransferEngine: Transport, @unchecked Sendable {
         var waiters: [UInt64: (continuation: CheckedContinuation<Void, Never>, timer: Task<Void, Never>)] = [:]
     }
 
-    /// Starts the engine's thread. Fails only if libcurl cannot initialise.
+    /// Starts the engine's thread. Fails only if libcurl cannot be loaded or initialised
+    /// (`CurlLibrary.initialisation`; the error says which file and why).
     ///
     /// `maxConnectionsPerHost` (0: no cap) caps the connections libcurl opens to one host
     /// (CURLMOPT_MAX_HOST_CONNECTIONS); further transfers to that host wait inside libcurl
