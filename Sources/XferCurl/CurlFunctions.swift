@@ -18,7 +18,7 @@ struct CurlFunctions: @unchecked Sendable {
         var missing: UnsafePointer<CChar>?
         guard let table = xb_curl_load(soname, &failure, &missing) else {
             let reason = missing.map { "it has no function \(String(cString: $0))" } ?? failure.map { String(cString: $0) } ?? "unknown reason"
-            return .failure(TransferError(kind: .local, code: "libcurl", message: "cannot load libcurl (\(soname)): \(reason)"))
+            return .failure(TransferError(kind: .local, code: "dlopen", message: "cannot load libcurl (\(soname)): \(reason)"))
         }
         return .success(CurlFunctions(table: table))
     }

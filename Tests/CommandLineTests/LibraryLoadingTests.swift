@@ -49,4 +49,27 @@ struct LibraryLoadingTests {
         #expect(!result.stderr.contains("libcurl"))
         #expect(!result.stderr.contains("libarchive"))
     }
+
+    /// A machine whose libcurl is missing or is not libcurl (here zlib, found first under
+    /// its name through `LD_LIBRARY_PATH`): `run` stops before any job, exit 1, saying
+    /// which file the loader found and what it lacks; `validate` does not need libcurl.
+    @Test func aRunWithoutAUsableLibcurlSaysWhyAndValidateStillWorks() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path("lib"), withIntermediateDirectories: true)
+        let zlib = ["/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/x86_64-linux-gnu/libz.so.1"].first { FileManager.default.fileExists(atPath: $0) }
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("lib/libcurl.so.4"), withDestinationPath: try #require(zlib))
+        try #"""
+            {"version": 1, "outputDir": "out", "jobs": [{"id": "a", "download": {"url": "http://127.0.0.1:9/a.txt", "to": "a.txt"}}]}
+            """#.write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        let environment = ["LD_LIBRARY_PATH": scratch.path("lib")]
+
+        let run = try await CommandRunner.run(["run", "m.json", "-q"], environment: environment, in: scratch.folder)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("cannot start the transfer engine: dlopen: cannot load libcurl (libcurl.so.4): it has no function curl_"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/a.txt")))
+
+        let validate = try await CommandRunner.run(["validate", "m.json"], environment: environment, in: scratch.folder)
+        #expect(validate.status == 0)
+        #expect(validate.stdout == "ok: 1 job (1 download)\n")
+    }
 }

@@ -12,6 +12,7 @@ struct CurlFunctionsTests {
             return
         }
         #expect(error.kind == .local)
+        #expect(error.code == "dlopen")
         #expect(error.message == "cannot load libcurl (libcurl.so.999): libcurl.so.999: cannot open shared object file: No such file or directory")
     }
 
