@@ -6,8 +6,8 @@ extension Executor {
     /// Why more than one: a run of many small files is bound by the engine's thread, which
     /// does libcurl's work and, between transfers, each job's own (hash, record, rename,
     /// start the next). On two processors, two lanes ran 2,000 files of 16 KiB from nginx
-    /// 1.43 times as fast as one, for 6% more CPU (`bench/run-cpu`, 20 rounds; see the
-    /// README); three and four lanes were slower than two there: more threads than
+    /// 1.43 times as fast as one, for 6% more CPU (`bench/run-cpu`, 20 rounds; see
+    /// bench/README.md); three and four lanes were slower than two there: more threads than
     /// processors only take turns.
     ///
     /// One lane when:

@@ -25,7 +25,7 @@ public final class Executor: Sendable {
         /// recorded, for resuming after a reboot or power loss (nil: never).
         public var durableInterval: Duration?
 
-        /// Measured with `bench/big-fetch` on this disk (see the README): flushing every
+        /// Measured with `bench/big-fetch` on this disk (see bench/README.md): flushing every
         /// 5 s cost no measurable time on a 1 GiB download; a reboot costs at most the
         /// last 5 s of a download.
         public static let defaultDurableInterval: Duration = .seconds(5)
