@@ -12,14 +12,4 @@ public enum ArchiveLibrary {
             return "not loaded: \(error.message)"
         }
     }
-
-    /// libarchive's version with the compression libraries it was built with, or why it
-    /// cannot be loaded.
-    public static var details: String {
-        do throws(ArchiveError) {
-            return try LibArchive.functions().archive_version_details().map { String(cString: $0) } ?? ""
-        } catch {
-            return "not loaded: \(error.message)"
-        }
-    }
 }

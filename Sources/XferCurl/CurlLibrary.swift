@@ -30,26 +30,6 @@ public enum CurlLibrary {
         }
     }
 
-    /// The full `curl_version()` line: libcurl, its TLS backend and compression libraries.
-    public static var details: String {
-        switch initialisation {
-        case .failure(let error): return "not loaded: \(error.message)"
-        case .success(let lib): return lib.table.pointee.curl_version().map { String(cString: $0) } ?? "unknown"
-        }
-    }
-
-    /// Protocols this libcurl was built with (lower case, e.g. `https`, `sftp`); none when it
-    /// cannot be loaded.
-    public static var protocols: [String] {
-        guard case .success(let lib) = initialisation, let info = xb_version_info(lib.table), var p = info.pointee.protocols else { return [] }
-        var names: [String] = []
-        while let name = p.pointee {
-            names.append(String(cString: name))
-            p += 1
-        }
-        return names
-    }
-
     /// Starts libcurl's one-time initialisation on a thread of its own and returns at once.
     ///
     /// Why: loading libcurl and its libraries takes about 6 ms, and `curl_global_init` sets

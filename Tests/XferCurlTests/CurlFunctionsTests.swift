@@ -25,11 +25,10 @@ struct CurlFunctionsTests {
         #expect(error.message.hasPrefix("cannot load libcurl (libz.so.1): it has no function curl_"))
     }
 
-    @Test func theInstalledLibraryLoadsAndInitialisesOnce() throws {
-        let first = try CurlLibrary.initialisation.get()
-        let again = try CurlLibrary.initialisation.get()
-        #expect(first.table == again.table)
-        #expect(CurlLibrary.version.split(separator: ".").count == 3)
-        #expect(CurlLibrary.protocols.contains("https"))
+    /// The installed libcurl loads with every function the table names, initialises, and
+    /// names its version (`--version` prints it).
+    @Test func theInstalledLibraryLoadsAndNamesItsVersion() throws {
+        _ = try CurlLibrary.initialisation.get()
+        #expect(CurlLibrary.version.split(separator: ".").count == 3, "\(CurlLibrary.version)")
     }
 }

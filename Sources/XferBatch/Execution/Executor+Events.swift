@@ -38,7 +38,7 @@ extension Executor {
 
     /// Which host answered job `j`'s last attempt, and with what code (for host events).
     private func answer(to j: Int, _ scheduler: borrowing RunScheduler) -> (host: String, code: String) {
-        (RunScheduler.hostKey(plan.jobs[j]) ?? "local", scheduler.lifecycles[j].attempts.last?.failure?.code ?? "an answer")
+        (RunScheduler.hostName(plan.jobs[j]), scheduler.lifecycles[j].attempts.last?.failure?.code ?? "an answer")
     }
 
     /// Paths relative to the manifest's folder when inside it, for shorter log lines.

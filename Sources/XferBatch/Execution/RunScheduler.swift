@@ -71,9 +71,10 @@ struct RunScheduler {
         self.ready = ReadyQueue(plan: plan)
     }
 
-    /// The per-host bucket of a job (archives and extractions use none: they only count globally).
-    static func hostKey(_ job: PlannedJob) -> String? {
-        job.url?.hostKey
+    /// The host messages name for a job: its URL's `host:port`, or "local" for a job
+    /// without one (an archive or extraction), as for a `file:` or `data:` URL.
+    static func hostName(_ job: PlannedJob) -> String {
+        job.url?.hostKey ?? "local"
     }
 
     /// Jobs without dependencies become ready, and the first ones start.
@@ -261,7 +262,7 @@ struct RunScheduler {
     /// those waiting to retry (at once: their delays would only keep the run open).
     private mutating func giveUpHostIfUnanswered(after j: Int, _ failure: JobFailure, moved: Int64, at now: Duration) -> [Effect] {
         guard let h = ready.host(of: j),
-              unanswered.jobFailed(j, host: h, failure, moved: moved, hostName: Self.hostKey(plan.jobs[j]) ?? "local", jobID: plan.jobs[j].id)
+              unanswered.jobFailed(j, host: h, failure, moved: moved, hostName: Self.hostName(plan.jobs[j]), jobID: plan.jobs[j].id)
         else { return [] }
         var effects: [Effect] = [.event(.hostGivenUp(j))]
         for k in ready.removeAll(ofHost: h) { effects += skipIfHostGivenUp(k, at: now) ?? [] }
