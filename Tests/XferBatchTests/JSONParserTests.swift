@@ -132,4 +132,21 @@ struct JSONParserTests {
         #expect(source.lineAndColumn(of: offset) == (2, 8))
         #expect(source.lineAndColumn(of: 0) == (1, 1))
     }
+
+    @Test func positionsManyOffsetsInOnePass() {
+        let source = SourceText(path: "m.json", bytes: Array("{\"é\": [1, 2],\n \"ü\": \"ß\", \"k\": 3}\n".utf8))
+        // Byte offsets: 2 and 3 are é's two bytes, 15 starts line 2, 18 is inside ü, 36 the end.
+        let offsets = [0, 2, 3, 4, 7, 15, 16, 18, 19, 26, 27, 36]
+        let expected = [(1, 1), (1, 3), (1, 3), (1, 4), (1, 7), (2, 1), (2, 2), (2, 3), (2, 4), (2, 10), (2, 11), (3, 1)]
+        let positions = source.lineIndex().linesAndColumns(ofAscending: offsets)
+        #expect(positions.map(\.line) == expected.map(\.0))
+        #expect(positions.map(\.column) == expected.map(\.1))
+    }
+
+    @Test func positionsOffsetsGivenOutOfOrderToo() {
+        let source = SourceText(path: "m.json", bytes: Array("{\"é\": [1, 2],\n \"ü\": \"ß\", \"k\": 3}\n".utf8))
+        let positions = source.lineIndex().linesAndColumns(ofAscending: [26, 4, 26, 0])
+        #expect(positions.map(\.line) == [2, 1, 2, 1])
+        #expect(positions.map(\.column) == [10, 4, 10, 1])
+    }
 }

@@ -48,6 +48,18 @@ struct PlannerTests {
         #expect(lines.contains { $0.contains("jobs[1].dependsOn[0]: no job has the id \"kernal\" (did you mean \"kernel\"?)") })
     }
 
+    /// Each hint compares the id with every job's: past the first few, a manifest whose ids
+    /// are all misspelled would take minutes to be refused.
+    @Test func onlyTheFirstUnknownIdsGetASuggestion() {
+        let count = JobIDHints.limit + 5
+        let jobs = (0..<count).map { M.download("job\($0)", to: "f\($0)", extra: #", "dependsOn": ["jbo\#($0)"]"#) }
+        let lines = M.problems(M.manifest(jobs: jobs.joined(separator: ",")))
+        #expect(lines.count == count)
+        #expect(lines.prefix(JobIDHints.limit).allSatisfy { $0.contains("(did you mean \"job") })
+        #expect(lines.dropFirst(JobIDHints.limit).allSatisfy { !$0.contains("did you mean") })
+        #expect(lines.last?.hasSuffix("jobs[\(count - 1)].dependsOn[0]: no job has the id \"jbo\(count - 1)\"") == true)
+    }
+
     @Test func aCycleIsRejectedNamingIt() {
         let jobs = [
             M.download("a", to: "a", extra: #", "dependsOn": ["c"]"#),

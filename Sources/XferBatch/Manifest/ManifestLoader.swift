@@ -126,14 +126,13 @@ extension ManifestError {
     /// Problems positioned in `source`: by their own offset, else by looking their path up
     /// in `root`; sorted by position so the output reads top to bottom.
     public init(source: SourceText, root: JSONNode?, diagnostics: [Diagnostic]) {
-        let lines = source.lineIndex()
-        let positioned = diagnostics.enumerated().map { i, d -> (Int, Int, Problem) in
-            let offset = d.offset ?? root.flatMap { d.path.locate(in: $0)?.offset }
-            guard let offset else { return (Int.max, i, Problem(diagnostic: d, line: nil, column: nil)) }
-            let (line, column) = lines.lineAndColumn(of: offset)
-            return (offset, i, Problem(diagnostic: d, line: line, column: column))
-        }
-        let sorted = positioned.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+        let located = diagnostics.enumerated().map { i, d in
+            (offset: d.offset ?? root.flatMap { d.path.locate(in: $0)?.offset }, order: i, diagnostic: d)
+        }.sorted { ($0.offset ?? Int.max, $0.order) < ($1.offset ?? Int.max, $1.order) }
+        let known = located.prefix { $0.offset != nil }
+        let positions = source.lineIndex().linesAndColumns(ofAscending: known.map { $0.offset ?? 0 })
+        let sorted = zip(known, positions).map { Problem(diagnostic: $0.diagnostic, line: $1.line, column: $1.column) }
+            + located.dropFirst(known.count).map { Problem(diagnostic: $0.diagnostic, line: nil, column: nil) }
         self.init(file: source.path, problems: sorted)
     }
 }

@@ -30,20 +30,36 @@ public struct LineIndex: Sendable {
 
     /// One-based line and column of a byte offset (clamped to the file).
     public func lineAndColumn(of offset: Int) -> (line: Int, column: Int) {
-        let offset = max(0, min(offset, bytes.count))
-        var lo = 0, hi = lineStarts.count - 1
-        while lo < hi {
-            let mid = (lo + hi + 1) / 2
-            if lineStarts[mid] <= offset { lo = mid } else { hi = mid - 1 }
+        linesAndColumns(ofAscending: [offset])[0]
+    }
+
+    /// `lineAndColumn(of:)` of each offset, in one pass over the bytes when `offsets` are in
+    /// ascending order. Columns are counted from the line's start, so positioning each of a
+    /// thousand problems in a minified manifest (one line of megabytes) on its own would
+    /// count through the line a thousand times.
+    public func linesAndColumns(ofAscending offsets: [Int]) -> [(line: Int, column: Int)] {
+        var line = 0
+        var i = 0, column = 1
+        return offsets.map { offset in
+            let offset = max(0, min(offset, bytes.count))
+            if offset < i { (line, i, column) = (0, 0, 1) }  // out of order: start over
+            var hi = lineStarts.count - 1
+            if lineStarts[hi] > offset {
+                hi = line
+                while lineStarts[hi + 1] <= offset { hi += 1 }
+            }
+            if hi != line || i < lineStarts[line] {
+                line = hi
+                i = lineStarts[line]
+                column = 1
+            }
+            while i < offset {
+                if bytes[i] & 0xC0 != 0x80 { column += 1 }
+                i += 1
+            }
+            // Offset inside a multi-byte scalar: count it as the scalar's column.
+            let inside = offset < bytes.count && bytes[offset] & 0xC0 == 0x80
+            return (line + 1, inside ? column - 1 : column)
         }
-        var column = 1
-        var i = lineStarts[lo]
-        while i < offset {
-            if bytes[i] & 0xC0 != 0x80 { column += 1 }
-            i += 1
-        }
-        // Offset inside a multi-byte scalar: count it as the scalar's column.
-        if offset < bytes.count, bytes[offset] & 0xC0 == 0x80 { column -= 1 }
-        return (lo + 1, column)
     }
 }

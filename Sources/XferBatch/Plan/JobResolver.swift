@@ -9,6 +9,7 @@ struct JobResolver {
         let environment: [String: String]
         let home: String
         let indexByID: [String: Int]
+        let idHints: JobIDHints
         /// The effective settings of every job without settings of its own, and their warnings.
         let defaultTransfer: SharedBox<EffectiveTransfer>
         let defaultTransferWarnings: [String]
@@ -24,6 +25,7 @@ struct JobResolver {
             let home = PathText.home(in: environment)
             self.home = home
             self.indexByID = indexByID
+            self.idHints = JobIDHints(indexByID: indexByID)
             let t = EffectiveTransfer(defaults, directory: directory, home: home)
             self.defaultTransfer = SharedBox(t)
             self.defaultTransferWarnings = JobResolver.warnings(for: t, environment: environment)
@@ -102,7 +104,7 @@ struct JobResolver {
                     let resolved = PathText.resolve(input, against: outputDirectory, home: home)
                     if !job.allowOutsideOutputDir, !PathText.isWithin(resolved, folder: outputDirectory) {
                         problems.append(Diagnostic(JobPath.action(job, "from").appending(index: k),
-                                                   "\"\(input)\" is neither a job id nor a path under outputDir (\(outputDirectory))\(Suggestion.phrase(for: input, in: indexByID.keys))"))
+                                                   "\"\(input)\" is neither a job id nor a path under outputDir (\(outputDirectory))\(context.idHints.phrase(for: input))"))
                     }
                     inputs.append(.path(resolved))
                 }
@@ -116,7 +118,7 @@ struct JobResolver {
             }
             if indexByID[e.from] == nil {
                 problems.append(Diagnostic(JobPath.action(job, "from"),
-                                           "no job \"\(e.from)\" in this manifest\(Suggestion.phrase(for: e.from, in: indexByID.keys))"))
+                                           "no job \"\(e.from)\" in this manifest\(context.idHints.phrase(for: e.from))"))
             } else if e.from == job.id {
                 problems.append(Diagnostic(JobPath.action(job, "from"), "an extract job cannot read its own output"))
             } else {

@@ -44,6 +44,8 @@ public struct Planner: Sendable {
                 problems.append(Diagnostic(Self.path(jobs[i], "id"), "duplicate job id \"\(jobs[i].id)\" (first used by jobs[\(first)])"))
             }
         }
+        let context = JobResolver.Context(directory: directory, outputDirectory: outputDirectory, defaults: manifest.defaults,
+                                          environment: environment, indexByID: indexByID)
         var edges = [[Int]](repeating: [], count: jobs.count)
         for i in jobs.indices where !jobs[i].dependsOn.isEmpty {
             edges[i].reserveCapacity(jobs[i].dependsOn.count)
@@ -51,7 +53,7 @@ public struct Planner: Sendable {
                 if let d = indexByID[dep] {
                     edges[i].append(d)
                 } else {
-                    let hint = Suggestion.phrase(for: dep, in: indexByID.keys)
+                    let hint = context.idHints.phrase(for: dep)
                     problems.append(Diagnostic(JobPath.of(jobs[i]).appending("dependsOn").appending(index: k),
                                                "no job has the id \"\(dep)\"\(hint)"))
                 }
@@ -59,8 +61,6 @@ public struct Planner: Sendable {
         }
 
         // Resolve actions and settings.
-        let context = JobResolver.Context(directory: directory, outputDirectory: outputDirectory, defaults: manifest.defaults,
-                                          environment: environment, indexByID: indexByID)
         var planned: [PlannedJob] = []
         planned.reserveCapacity(jobs.count)
         var sharedTransfer: SharedBox<EffectiveTransfer>? = nil
