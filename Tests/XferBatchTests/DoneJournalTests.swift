@@ -71,6 +71,25 @@ struct DoneJournalTests {
         #expect(try next.load("a")?.phase == .done)
     }
 
+    /// A line damaged into numbers no field can hold (a disk's bit flip, an edit by hand):
+    /// converting them as they are would stop every later run with a crash.
+    @Test func aLineWithNumbersOutOfRangeIsSkipped() throws {
+        let f = try Folder()
+        let store = try PreloadedCheckpointStore(SQLiteCheckpointStore(path: f.database), journal: f.journal)
+        try store.saveFinishedFile(try f.finished("a", "alpha"))
+        let handle = try #require(FileHandle(forWritingAtPath: f.journal))
+        handle.seekToEndOfFile()
+        for (key, value) in [("bytes", "1e300"), ("attempts", "-1e300"), ("expectedSize", "1.5")] {
+            var fields = [#""job": "b""#, #""fingerprint": "fp-b""#, #""bytes": 4"#, #""finalPath": "/x""#, #""sha256": "00""#]
+            fields.append("\"\(key)\": \(value)")
+            if key == "bytes" { fields.remove(at: 2) }
+            handle.write(Data(("{" + fields.joined(separator: ", ") + "}\n").utf8))
+        }
+        try handle.close()
+        let records = DoneJournal.records(at: f.journal)
+        #expect(records.map(\.jobID) == ["a"])
+    }
+
     @Test func flushCommitsTheGroupAndEmptiesTheJournal() throws {
         let f = try Folder()
         let store = try PreloadedCheckpointStore(SQLiteCheckpointStore(path: f.database), journal: f.journal)

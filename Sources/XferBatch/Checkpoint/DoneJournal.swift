@@ -130,13 +130,25 @@ final class DoneJournal: @unchecked Sendable {
         return records
     }
 
+    /// A line's record, or nil for a line that is not one of ours as written: a number no
+    /// field can hold (a bit flip, an edit by hand) rejects the line, where converting it
+    /// as it is would crash every later run at start-up.
     private static func record(_ node: JSONNode) -> JobCheckpoint? {
         func text(_ key: String) -> String? { if case .string(let s)? = node[key]?.value { s } else { nil } }
+        /// .some(nil) when absent or null, nil when not a whole number in range.
+        func integer(_ key: String) -> Int64?? {
+            switch node[key]?.value {
+            case nil, .null?: return .some(nil)
+            case .number(let n)?: return Int64(exactly: n).map { .some($0) }
+            default: return nil
+            }
+        }
         func number(_ key: String) -> Double? { if case .number(let n)? = node[key]?.value { n } else { nil } }
-        guard let id = text("job"), let fingerprint = text("fingerprint"), let bytes = number("bytes"),
+        guard let id = text("job"), let fingerprint = text("fingerprint"), let bytes = integer("bytes") ?? nil,
+              let attempts = integer("attempts"), let expectedSize = integer("expectedSize"),
               let final = text("finalPath"), let sha = text("sha256") else { return nil }
-        return JobCheckpoint(jobID: id, fingerprint: fingerprint, phase: .done, attempts: Int(number("attempts") ?? 1),
-                             bytes: Int64(bytes), expectedSize: number("expectedSize").map { Int64($0) }, etag: text("etag"),
+        return JobCheckpoint(jobID: id, fingerprint: fingerprint, phase: .done, attempts: Int(attempts ?? 1),
+                             bytes: bytes, expectedSize: expectedSize, etag: text("etag"),
                              lastModified: text("lastModified"), bootID: text("bootID"), finalPath: final, sha256: sha,
                              updatedAt: number("updatedAt") ?? 0, finalModified: text("finalModified").flatMap { Int64($0) })
     }
