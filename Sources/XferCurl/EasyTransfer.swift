@@ -118,8 +118,14 @@ final class EasyTransfer: @unchecked Sendable {
     /// holds one.
     static func canPause(_ scheme: String) -> Bool { scheme != "file" }
 
+    /// `d` in nanoseconds, at most `UInt64.max` (584 years) and at least 0: a manifest may
+    /// write a timeout of centuries to mean never, and the product overflowed (a trap).
     static func nanoseconds(_ d: Duration) -> UInt64 {
-        UInt64(d.components.seconds) * 1_000_000_000 + UInt64(d.components.attoseconds / 1_000_000_000)
+        guard d > .zero else { return 0 }
+        let (seconds, attoseconds) = d.components
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, carry) = whole.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
+        return overflow || carry ? .max : total
     }
 
     /// A URL's scheme, lower-case: the text before the first colon.

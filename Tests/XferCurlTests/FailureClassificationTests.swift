@@ -116,6 +116,23 @@ struct FailureClassificationTests {
         }
     }
 
+    /// A manifest may write a timeout of centuries ("9999999h") to mean never; in
+    /// nanoseconds that no longer fits 64 bits, and converting it trapped in the first
+    /// progress call.
+    @Test func timeoutsTooLongForNanosecondsNeverFire() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("long.bin", EngineTesting.bytes(100_000))
+            let (result, bytes) = try await t.download("/files/long.bin") { r in
+                r.options.stallTimeout = .seconds(Int64.max)
+                r.options.answerTimeout = .seconds(Int64.max)
+                r.options.connectTimeout = .seconds(Int64.max)
+                r.options.totalTimeout = .seconds(Int64.max)
+            }
+            #expect(try result.get().bytesTransferred == 100_000)
+            #expect(bytes == EngineTesting.bytes(100_000))
+        }
+    }
+
     /// Followed by libcurl, or by the engine for a request with origin-bound headers.
     @Test(arguments: [false, true]) func aRedirectLoopIsPermanent(engineFollows: Bool) async throws {
         try await EngineTesting.with { t in
