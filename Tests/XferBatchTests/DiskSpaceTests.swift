@@ -21,4 +21,18 @@ struct DiskSpaceTests {
         #expect(t.transport.requests.allSatisfy { $0.url.hasSuffix("/small") }, "the big one was never requested")
         #expect(result.state("small") == .succeeded)
     }
+
+    /// Each `size` may be up to 4 EiB; `plan` trapped adding four of them up.
+    @Test func declaredSizesTooLargeToAddUpAreStillNotEnoughSpace() throws {
+        let t = try ExecutorTesting()
+        defer { t.cleanUp() }
+        let ids = ["a", "b", "c", "d"]
+        let downloads = ids.map { ExecutorTesting.download($0, "https://x.org/\($0)", inner: #", "size": \#(Int64.max / 2)"#) }
+        let archive = #"{"id": "z", "archive": {"from": ["a", "b", "c", "d"], "to": "z.tar"}}"#
+        let plan = try t.plan(jobs: (downloads + [archive]).joined(separator: ","))
+        let forecast = RunForecast(plan: plan, store: InMemoryCheckpointStore())
+        #expect(forecast.bytesNeeded == Int64.max)
+        #expect(!forecast.enoughSpace)
+        #expect(forecast.inputs[4]?.bytes == Int64.max)
+    }
 }

@@ -102,17 +102,17 @@ public struct RunForecast: Sendable {
                 case .upToDate(let path): actions.append(.upToDate(path: path))
                 case .changed(let path):
                     actions.append(.verify(path: path))
-                    needed += size ?? 0
+                    needed.addSaturating(size ?? 0)
                 case .existing(let path):
                     actions.append(.adopt(path: path))
                 case .conditional: actions.append(.conditional)
                 case .resume(let offset, _):
                     let total = size ?? previous?.expectedSize
                     actions.append(.resume(offset: offset, total: total))
-                    needed += max(0, (total ?? offset) - offset)
+                    needed.addSaturating(max(0, (total ?? offset) - offset))
                 case .fresh:
                     actions.append(.transfer)
-                    needed += size ?? 0
+                    needed.addSaturating(size ?? 0)
                     if d.refresh == .conditional, previous?.phase == .done { warnings[job.index] = Self.noValidators }
                 }
                 // Only a request needs the CA bundle or SSH files (an up-to-date file does not).

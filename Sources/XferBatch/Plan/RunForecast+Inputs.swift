@@ -19,9 +19,9 @@ extension RunForecast {
                     switch input {
                     case .job(let id, let path):
                         if !path.hasSuffix("/"), let size = DownloadStart.size(of: path) {
-                            estimate.bytes += size
+                            estimate.bytes.addSaturating(size)
                         } else if let source = indexByID[id], let size = declaredSize(plan.jobs[source], estimates[source]) {
-                            estimate.bytes += size
+                            estimate.bytes.addSaturating(size)
                         } else {
                             estimate.unknown += 1
                         }
@@ -34,7 +34,7 @@ extension RunForecast {
                         }
                         estimate.passedOver += passed.sorted()
                         let sizes = (files ?? []).compactMap(DownloadStart.size(of:))
-                        estimate.bytes += sizes.reduce(0, +)
+                        for size in sizes { estimate.bytes.addSaturating(size) }
                         if sizes.isEmpty { estimate.unknown += 1 }
                     }
                 }
