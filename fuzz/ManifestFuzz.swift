@@ -1,6 +1,7 @@
 // libFuzzer's entry point for `scripts/fuzz.sh`: a manifest's bytes through everything
-// `validate` and `plan` do, in process. Not part of the package: the script builds it in a
-// package of its own under .build-fuzz/, with -sanitize=fuzzer.
+// `validate` and `plan` do (the forecast from an empty store included), in process. Not
+// part of the package: the script builds it in a package of its own under .build-fuzz/,
+// with -sanitize=fuzzer.
 //
 // A crash, a trap (an index out of range, an overflow, a failed conversion) or a timeout
 // is a finding; so is a plan whose JSON does not parse, or a refusal without a problem.
@@ -17,7 +18,9 @@ public func fuzzOneManifest(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     do throws(ManifestError) {
         let loaded = try loader.decode(bytes: bytes, path: "/tmp/xferbatch-fuzz/m.json", directory: "/tmp/xferbatch-fuzz")
-        let plan = try planner.plan(loaded)
+        var plan = try planner.plan(loaded)
+        // What `plan` shows beside it: each job's forecast and the disk-space check.
+        plan.forecast = RunForecast(plan: plan, store: InMemoryCheckpointStore())
         _ = plan.text()
         let json = plan.json(pretty: true)
         guard (try? JSONSerialization.jsonObject(with: Data(json))) != nil else {
