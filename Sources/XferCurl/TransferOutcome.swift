@@ -31,7 +31,7 @@ public struct TransferOutcome: Sendable {
     public var etag: String? { headers["etag"] }
     public var lastModified: String? { headers["last-modified"] }
     public var contentDisposition: String? { headers["content-disposition"] }
-    public var contentLength: Int64? { headers["content-length"].flatMap { Int64($0) } }
+    public var contentLength: Int64? { headers["content-length"].flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil } }
 
     /// Phase times from the start of the transfer, as libcurl measures them.
     public struct Timings: Sendable, Equatable {

@@ -25,4 +25,7 @@ public enum Fault: Sendable, Equatable {
     case delayAnswer(seconds: Double)
     /// Replace the file's content (new ETag and Last-Modified) before answering.
     case changeContent([UInt8])
+    /// Answer with this status, these headers and this body, then close: a server whose
+    /// headers promise another body (a Content-Length past 64 bits' reach).
+    case untrueHeaders(Int, headers: [String: String], body: [UInt8])
 }

@@ -103,6 +103,11 @@ struct FixtureConnection {
             try await writer.simple(code, "scripted \(code)\n", extra: extra)
             return true
         }
+        if case .untrueHeaders(let code, let headers, let body) = fault {
+            try await writer.head(code, headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            try await writer.body(body[...])
+            return false
+        }
         if case .answer(let code, let type, let body) = fault {
             try await writer.head(code, [("Content-Length", "\(body.count)"), ("Content-Type", type)])
             try await writer.body(body[...])

@@ -23,12 +23,15 @@ extension JobRunner {
         let store = checkpoints
         let interval = durableInterval
         return { status, headers in
-            let length = headers["content-length"].flatMap { Int64($0) }
+            // The server's word: a length past any disk (or 64 bits, once the resume's
+            // `offset` is added) must fail the download, not trap.
+            let length = headers["content-length"].flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil }
+            // The whole file's size: a 206's length counts after `offset`.
+            let whole = length.map { status == 206 ? offset.addingSaturating($0) : $0 }
             // The manifest's `size` against the length the server announces, before the
             // body: another attempt would fetch the same wrong file again (each of them
             // whole), so it fails at once, and the partial of another length goes.
-            if let promised, let length, status < 300 {
-                let total = status == 206 ? offset + length : length
+            if let promised, let total = whole, status < 300 {
                 if total != promised {
                     return TransferError(kind: .permanent, code: Self.sizeMismatch,
                                          message: "the server announces \(total) bytes, the manifest says \(promised)")
@@ -41,12 +44,12 @@ extension JobRunner {
             // that fill it. A 200 to a Range empties the partial first, which frees the
             // `offset` bytes it held: what it needs is its length less those.
             if let length, length > Self.resumableSize,
-               let shortfall = space.admit(job, partial: partial, total: status == 206 ? offset + length : length,
+               let shortfall = space.admit(job, partial: partial, total: whole ?? length,
                                            written: offset, folder: folder, for: destination) {
                 return TransferError(kind: .permanent, code: DiskSpace.failureCode, message: shortfall)
             }
             // A large body is hashed while it arrives (see `FileDigest.Follower`).
-            if status < 300, (length.map { $0 + (resuming ? offset : 0) } ?? Int64.max) >= FileDigest.followThreshold {
+            if status < 300, (length.map { $0.addingSaturating(resuming ? offset : 0) } ?? Int64.max) >= FileDigest.followThreshold {
                 watch.follower.withLock { if $0 == nil { $0 = FileDigest.Follower(path: partial, chunks: watch.written) } }
                 watch.inline?.stop()
             }
@@ -57,7 +60,7 @@ extension JobRunner {
             var r = started
             // The whole file's size, for `status` (percent) and `plan` (what a resume still
             // needs); the manifest's `size`, when given, was already recorded.
-            if r.expectedSize == nil, let length { r.expectedSize = status == 206 ? offset + length : length }
+            if r.expectedSize == nil, let whole { r.expectedSize = whole }
             r.etag = headers["etag"] ?? (resuming ? started.etag : nil)
             r.lastModified = headers["last-modified"] ?? (resuming ? started.lastModified : nil)
             try? store.save(r)
