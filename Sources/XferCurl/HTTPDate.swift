@@ -10,9 +10,13 @@ enum HTTPDate {
     static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
 
     /// Seconds since the epoch of an IMF-fixdate, or nil.
+    ///
+    /// The text is a server's: a year outside 1...9999 (four digits, as the format writes
+    /// it) is no date; `Int32.min` of them overflowed the calendar's `year - 1900`.
     static func parse(_ text: String) -> Int64? {
         let parts = text.split(separator: " ")
-        guard parts.count == 6, parts[5] == "GMT", let day = Int32(parts[1]), let year = Int32(parts[3]) else { return nil }
+        guard parts.count == 6, parts[5] == "GMT", let day = Int32(parts[1]), let year = Int32(parts[3]),
+              (1...9999).contains(year) else { return nil }
         guard let month = months.firstIndex(of: String(parts[2])) else { return nil }
         let clock = parts[4].split(separator: ":")
         guard clock.count == 3, let h = Int32(clock[0]), let m = Int32(clock[1]), let s = Int32(clock[2]) else { return nil }

@@ -48,6 +48,19 @@ struct FailureClassificationTests {
         }
     }
 
+    /// The date is the server's word: a year no calendar field holds (Int32.min, minus
+    /// 1900) trapped and ended the run; it is no date, so no delay.
+    @Test func aRetryAfterDateInAnImpossibleYearIsIgnored() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("x", [1])
+            t.server.script("/files/x", [.status(503, retryAfter: "Sun, 06 Nov -2147483648 08:49:37 GMT",
+                                                 date: "Sun, 06 Nov 99999 08:49:37 GMT")])
+            let failure = try #require(try await t.download("/files/x").result.failure)
+            #expect(failure.code == "HTTP 503")
+            #expect(failure.retryAfter == nil)
+        }
+    }
+
     /// A server whose clock is an hour behind ours asks for a time that is past by our clock:
     /// the wait is what it asks by its own (its `Date`), not none.
     @Test func aRetryAfterDateIsReadOnTheServersClock() async throws {
