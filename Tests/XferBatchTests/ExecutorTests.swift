@@ -707,6 +707,14 @@ struct ExecutorTests {
         #expect(result.job("pic")?.result?.destination == t.folder.path + "/in/功.png")
     }
 
+    /// A server's name never makes a hidden file: " .bashrc" lost its space and kept its dot.
+    @Test func aServersFileNameLosesLeadingDotsBehindSpaces() {
+        let names = [#"attachment; filename=" .bashrc""#, #"attachment; filename="\#t. .htaccess ""#, "attachment; filename*=UTF-8''%20..profile"]
+        #expect(names.map { FileNaming.name(contentDisposition: $0, finalURL: "https://x.org/a", jobID: "j") }
+                == ["bashrc", "htaccess", "profile"])
+        #expect(FileNaming.sanitize(" . ") == nil)
+    }
+
     @Test func aFileNameOfTheFullLengthTheFileSystemAllowsIsDownloaded() async throws {
         let t = try E()
         defer { t.cleanUp() }

@@ -45,7 +45,10 @@ public enum FileNaming {
     public static func sanitize(_ name: String) -> String? {
         let base = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
         var cleaned = String(String.UnicodeScalarView(base.unicodeScalars.filter { !ControlCharacters.contains($0) }))
-        while cleaned.hasPrefix(".") { cleaned.removeFirst() }
+        // Spaces first, then dots, then spaces again: " .bashrc" would otherwise lose its
+        // space and keep its dot, a hidden file a server chose.
+        cleaned = cleaned.trimmingSpaces
+        while cleaned.hasPrefix(".") || cleaned.hasPrefix(" ") || cleaned.hasPrefix("\t") { cleaned.removeFirst() }
         cleaned = cleaned.trimmingSpaces
         if cleaned.isEmpty || cleaned == ".." { return nil }
         return PathText.fittingName(cleaned)
