@@ -37,6 +37,7 @@ struct ArchiveExtractorTests {
         ("symlink-absolute.tar", "passwd"),
         ("through-link.tar", "alias/x.txt"),
         ("symlink-chain.tar", "b"),
+        ("symlink-grapheme.tar", "l"),
         ("hardlink-escape.tar", "h"),
         ("device.tar", "dev/null"),
     ])

@@ -36,4 +36,13 @@ struct EntryPathTests {
         #expect(EntryPath.lexicalTarget("../../b", from: ["a"]) == nil)
         #expect(EntryPath.lexicalTarget("/etc", from: []) == nil)
     }
+
+    /// U+0600 joins the "/" after it into one grapheme cluster; the kernel splits at the
+    /// byte, and so must every rule.
+    @Test func namesAreSplitAtSlashBytesNotBetweenCharacters() throws {
+        #expect(EntryPath.lexicalTarget("a\u{600}/../..", from: []) == nil)
+        #expect(EntryPath.lexicalTarget("a\u{600}/../b", from: []) == ["b"])
+        #expect(throws: ExtractionError.Reason.parentReference) { _ = try EntryPath.components(of: "a\u{600}/../..", strip: 0) }
+        #expect(try EntryPath.components(of: "a/\u{301}b", strip: 0) == ["a", "\u{301}b"])
+    }
 }

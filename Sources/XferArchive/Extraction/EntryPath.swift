@@ -17,12 +17,12 @@ enum EntryPath {
     static func components(of name: String, strip: Int) throws(ExtractionError.Reason) -> [String]? {
         if name.isEmpty { throw .emptyName }
         if isAbsolute(name) { throw .absolutePath }
-        let pieces = name.split(separator: "/", omittingEmptySubsequences: true)
+        let pieces = Self.pieces(of: name)
         var parts: [String] = []
         parts.reserveCapacity(pieces.count)
         for piece in pieces {
-            if piece == "." { continue }
-            if piece == ".." || piece.split(separator: "\\", omittingEmptySubsequences: false).contains("..") {
+            if Self.isCurrent(piece) { continue }
+            if Self.isParent(piece) || Self.pieces(of: piece, at: UInt8(ascii: "\\"), keepingEmpty: true).contains(where: Self.isParent) {
                 throw .parentReference
             }
             if piece.utf8.count > maxComponentBytes { throw .nameTooLong }
@@ -50,15 +50,31 @@ enum EntryPath {
     static func lexicalTarget(_ target: String, from folder: [String]) -> [String]? {
         if isAbsolute(target) { return nil }
         var stack = folder
-        for piece in target.split(separator: "/", omittingEmptySubsequences: true) {
-            switch piece {
-            case ".": continue
-            case "..":
+        for piece in pieces(of: target) {
+            if isCurrent(piece) { continue }
+            if isParent(piece) {
                 if stack.isEmpty { return nil }
                 stack.removeLast()
-            default: stack.append(String(piece))
+            } else {
+                stack.append(piece)
             }
         }
         return stack
     }
+
+    /// `text` split at each `separator` byte, as the kernel splits a path.
+    ///
+    /// By bytes, never by `Character`: Swift splits a `String` between grapheme clusters,
+    /// and a "prepend" mark (U+0600 and others) joins the `/` after it into one, so
+    /// `a\u{600}/..` would read as one name where the kernel sees `a\u{600}` and `..`: a
+    /// link's target could climb out unseen. A split at an ASCII byte leaves valid UTF-8.
+    static func pieces(of text: String, at separator: UInt8 = UInt8(ascii: "/"), keepingEmpty: Bool = false) -> [String] {
+        text.utf8.split(separator: separator, omittingEmptySubsequences: !keepingEmpty).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `.`, by its bytes (a `String` comparison goes by canonical equivalence).
+    static func isCurrent(_ piece: String) -> Bool { piece.utf8.elementsEqual([0x2E]) }
+
+    /// `..`, by its bytes.
+    static func isParent(_ piece: String) -> Bool { piece.utf8.elementsEqual([0x2E, 0x2E]) }
 }

@@ -18,33 +18,32 @@ struct LinkConfinement {
     /// Whether a link at `link` (components under the root) with `target` stays inside.
     func staysInside(link: [String], target: String) -> Bool {
         var resolved = Array(link.dropLast())
-        var pending = Array(target.split(separator: "/", omittingEmptySubsequences: true).reversed())
+        var pending = Array(EntryPath.pieces(of: target).reversed())  // bytes: see `EntryPath.pieces`
         if EntryPath.isAbsolute(target) { return false }
         var hops = 0
         while let piece = pending.popLast() {
-            switch piece {
-            case ".": continue
-            case "..":
+            if EntryPath.isCurrent(piece) { continue }
+            if EntryPath.isParent(piece) {
                 if resolved.isEmpty { return false }
                 resolved.removeLast()
-            default:
-                resolved.append(String(piece))
-                guard let next = readLink(resolved.joined(separator: "/")) else { continue }
-                hops += 1
-                if hops > Self.maxHops || EntryPath.isAbsolute(String(next)) { return false }
-                resolved.removeLast()
-                pending += next.split(separator: "/", omittingEmptySubsequences: true).reversed()
+                continue
             }
+            resolved.append(piece)
+            guard let next = readLink(resolved.joined(separator: "/")) else { continue }
+            hops += 1
+            if hops > Self.maxHops || EntryPath.isAbsolute(next) { return false }
+            resolved.removeLast()
+            pending += EntryPath.pieces(of: next).reversed()
         }
         return true
     }
 
     /// The target of the link at `path` (relative to the root), or nil when it is not a link.
     /// `path` never passes through a link: `staysInside` expands each one as it meets it.
-    private func readLink(_ path: String) -> Substring? {
+    private func readLink(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4097)
         let n = readlinkat(root, path, &buffer, 4096)
         guard n >= 0 else { return nil }
-        return Substring(String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -69,6 +69,12 @@ tar("through-link.tar", [entry("sub/", tarfile.DIRTYPE, mode=0o755), entry("alia
 # Each link looks harmless by name; together b resolves to the folder above: a -> ., b -> a/..
 tar("symlink-chain.tar", [entry("a", tarfile.SYMTYPE, "."), entry("b", tarfile.SYMTYPE, "a/..")])
 
+# A link out hidden from checks that split text into characters: U+0600 (a "prepend" mark)
+# joins the "/" after it into one grapheme, so "a\u0600/.." reads as one name, while the
+# kernel sees "a\u0600" then "..": two such pairs pay for the two ".." that climb out.
+tar("symlink-grapheme.tar", [entry("a\u0600", tarfile.DIRTYPE, mode=0o755),
+                             entry("l", tarfile.SYMTYPE, "a\u0600/../a\u0600/../../../outside")])
+
 # A hard link to a file outside.
 tar("hardlink-escape.tar", [entry("h", tarfile.LNKTYPE, "../../etc/passwd")])
 
