@@ -713,6 +713,9 @@ struct ExecutorTests {
         #expect(names.map { FileNaming.name(contentDisposition: $0, finalURL: "https://x.org/a", jobID: "j") }
                 == ["bashrc", "htaccess", "profile"])
         #expect(FileNaming.sanitize(" . ") == nil)
+        // A mark joins a "/" or "." into one Character; the name is cut at the scalars.
+        #expect(FileNaming.sanitize("x\u{600}/.\u{301}bashrc") == "\u{301}bashrc")
+        #expect(FileNaming.sanitize("a/\u{301}b") == "\u{301}b")
     }
 
     @Test func aFileNameOfTheFullLengthTheFileSystemAllowsIsDownloaded() async throws {

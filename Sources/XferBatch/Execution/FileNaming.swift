@@ -42,16 +42,21 @@ public enum FileNaming {
     }
 
     /// A safe base name, or nil when nothing usable remains.
+    ///
+    /// Works on Unicode scalars, never on `Character`s: a `/` or `.` followed by a
+    /// combining mark, or after a "prepend" mark (U+0600), is one grapheme cluster that
+    /// compares unequal to `/` or `.`, which kept a separator inside the name or a leading
+    /// dot on it (a hidden file a server chose).
     public static func sanitize(_ name: String) -> String? {
-        let base = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        var cleaned = String(String.UnicodeScalarView(base.unicodeScalars.filter { !ControlCharacters.contains($0) }))
-        // Spaces first, then dots, then spaces again: " .bashrc" would otherwise lose its
-        // space and keep its dot, a hidden file a server chose.
-        cleaned = cleaned.trimmingSpaces
-        while cleaned.hasPrefix(".") || cleaned.hasPrefix(" ") || cleaned.hasPrefix("\t") { cleaned.removeFirst() }
-        cleaned = cleaned.trimmingSpaces
-        if cleaned.isEmpty || cleaned == ".." { return nil }
-        return PathText.fittingName(cleaned)
+        let isSeparator = { (s: Unicode.Scalar) in s == "/" || s == "\\" }
+        let isBlank = { (s: Unicode.Scalar) in s == " " || s == "\t" }
+        var scalars = Array(name.unicodeScalars).split(whereSeparator: isSeparator).last.map(Array.init) ?? []
+        scalars.removeAll(where: ControlCharacters.contains)
+        // Blanks and dots in front, in any order (" .bashrc"); blanks at the end.
+        while let first = scalars.first, first == "." || isBlank(first) { scalars.removeFirst() }
+        while let last = scalars.last, isBlank(last) { scalars.removeLast() }
+        guard !scalars.isEmpty else { return nil }
+        return PathText.fittingName(String(String.UnicodeScalarView(scalars)))
     }
 
     /// Splits on `;` outside quotes.
