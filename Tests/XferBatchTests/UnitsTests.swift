@@ -57,6 +57,8 @@ struct PathTextTests {
         ("/a/b", "/a/b"), ("/a//b/", "/a/b"), ("/a/./b", "/a/b"), ("/a/b/..", "/a"), ("/a/../../b", "/b"),
         ("a/b", "a/b"), ("./a", "a"), ("a/..", "."), ("../a", "../a"), ("/", "/"), ("/a/.b/..c", "/a/.b/..c"),
         ("/a/b/.", "/a/b"), ("/a/...", "/a/..."),
+        // U+0600 joins the "/" after it into one Character; components are split at bytes.
+        ("/o/x\u{600}/../../etc", "/etc"), ("/o/\u{301}../a", "/o/\u{301}../a"),
     ])
     func normalizes(path: String, expected: String) {
         #expect(PathText.normalize(path) == expected)

@@ -7,7 +7,7 @@ import Foundation
 enum PathText {
     /// `path` made absolute against the current directory and normalised.
     static func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") { return normalize(path) }
+        if path.utf8.first == UInt8(ascii: "/") { return normalize(path) }
         return normalize(FileManager.default.currentDirectoryPath + "/" + path)
     }
 
@@ -31,20 +31,27 @@ enum PathText {
 
     /// `path` resolved against `base` (kept as is when absolute), normalised.
     static func resolve(_ path: String, against base: String) -> String {
-        if path.hasPrefix("/") { return normalize(path) }
+        if path.utf8.first == UInt8(ascii: "/") { return normalize(path) }
         return normalize(base + "/" + path)
     }
 
     /// Removes `.`, empty components and resolves `..` lexically; keeps a leading `/`.
     /// `..` above the root stays at the root.
+    ///
+    /// Components are split at `/` bytes, as the kernel splits them: a `String` splits
+    /// between grapheme clusters, and one can hold a `/` (after U+0600, a "prepend" mark),
+    /// so `x\u{600}/..` would stay one name here and be `x\u{600}` then `..` on disk.
     static func normalize(_ path: String) -> String {
         if isNormal(path) { return path }
-        let absolute = path.hasPrefix("/")
+        let slash = UInt8(ascii: "/")
+        let absolute = path.utf8.first == slash
+        func isDots(_ c: Substring, _ n: Int) -> Bool { c.utf8.count == n && c.utf8.allSatisfy { $0 == UInt8(ascii: ".") } }
         var parts: [Substring] = []
-        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
-            if component == "." { continue }
-            if component == ".." {
-                if let last = parts.last, last != ".." { parts.removeLast() } else if !absolute { parts.append(component) }
+        for bytes in path.utf8.split(separator: slash, omittingEmptySubsequences: true) {
+            let component = Substring(bytes)
+            if isDots(component, 1) { continue }
+            if isDots(component, 2) {
+                if let last = parts.last, !isDots(last, 2) { parts.removeLast() } else if !absolute { parts.append(component) }
                 continue
             }
             parts.append(component)
@@ -115,6 +122,6 @@ enum PathText {
     }
 
     static func lastComponent(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
+        path.utf8.split(separator: UInt8(ascii: "/")).last.map { String(Substring($0)) } ?? path
     }
 }
