@@ -81,8 +81,11 @@ final class UploadSource {
     }
 
     /// The name a form part gives the file by default: its path's last component, as
-    /// `curl -F name=@path` sends it.
-    var fileName: String { String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(path)) }
+    /// `curl -F name=@path` sends it. Split at `/` bytes, as the kernel does: between
+    /// `Character`s, a `/` after U+0600 (a "prepend" mark) is not one of its own.
+    var fileName: String {
+        path.utf8.split(separator: UInt8(ascii: "/")).last.map { String(Substring($0)) } ?? path
+    }
 
     /// The context pointer libcurl hands back to the callbacks; valid while `self` lives.
     var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }

@@ -45,6 +45,16 @@ struct UploadSourceTests {
         #expect(String(decoding: Self.readAll(sources[0]), as: UTF8.self) == "file 0\n")
     }
 
+    /// A form part names the file by its path's last component, cut at the "/" byte:
+    /// U+0600 joins the "/" after it into one Character, which a split by characters kept.
+    @Test func aFormPartIsNamedByThePathsLastComponentAtTheSlashByte() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/x\u{600}", withIntermediateDirectories: true)
+        try "a\n".write(toFile: dir + "/x\u{600}/y.txt", atomically: true, encoding: .utf8)
+        #expect(try UploadSource(path: dir + "/x\u{600}/y.txt").fileName == "y.txt")
+    }
+
     /// A file replaced between taking its size and reading it is another file: the
     /// attempt fails as changed, and the retry sends the new one.
     @Test func aFileReplacedBeforeItIsReadFailsAsChanged() throws {
