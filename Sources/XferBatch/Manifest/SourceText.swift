@@ -43,13 +43,14 @@ public struct LineIndex: Sendable {
         return offsets.map { offset in
             let offset = max(0, min(offset, bytes.count))
             if offset < i { (line, i, column) = (0, 0, 1) }  // out of order: start over
-            var hi = lineStarts.count - 1
-            if lineStarts[hi] > offset {
-                hi = line
-                while lineStarts[hi + 1] <= offset { hi += 1 }
+            // The offset's line, searched from the current one on.
+            var lo = line, hi = lineStarts.count - 1
+            while lo < hi {
+                let mid = (lo + hi + 1) / 2
+                if lineStarts[mid] <= offset { lo = mid } else { hi = mid - 1 }
             }
-            if hi != line || i < lineStarts[line] {
-                line = hi
+            if lo != line || i < lineStarts[line] {
+                line = lo
                 i = lineStarts[line]
                 column = 1
             }
