@@ -32,14 +32,7 @@ public func fuzzOneManifest(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 
     return 0
 }
 
-@_silgen_name("LLVMFuzzerRunDriver")
-private func runDriver(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                       _ test: @convention(c) (UnsafePointer<UInt8>, Int) -> Int32) -> Int32
-
-/// SwiftPM links an executable's `main` as `<Target>_main`; libFuzzer's driver runs from it.
 @_cdecl("ManifestFuzz_main")
 public func manifestFuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var arguments = argv
-    return runDriver(&count, &arguments) { fuzzOneManifest($0, $1) }
+    runLibFuzzer(argc, argv) { fuzzOneManifest($0, $1) }
 }

@@ -25,8 +25,8 @@ work=$root/.build-fuzz
 corpus=$work/corpus-$target
 seeds=$work/seeds-$target
 mkdir -p "$work/pkg/Sources/ManifestFuzz" "$work/pkg/Sources/FileNameFuzz" "$corpus" "$seeds" "$work/findings"
-cp fuzz/ManifestFuzz.swift "$work/pkg/Sources/ManifestFuzz/"
-cp fuzz/FileNameFuzz.swift "$work/pkg/Sources/FileNameFuzz/"
+cp fuzz/ManifestFuzz.swift fuzz/FuzzDriver.swift "$work/pkg/Sources/ManifestFuzz/"
+cp fuzz/FileNameFuzz.swift fuzz/FuzzDriver.swift "$work/pkg/Sources/FileNameFuzz/"
 # A package of its own, so the instrumentation stays out of the project's builds; SwiftPM
 # names a dependency given by path after its folder.
 cat > "$work/pkg/Package.swift" <<SWIFT
