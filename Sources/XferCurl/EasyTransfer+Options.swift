@@ -223,14 +223,10 @@ extension EasyTransfer {
         try check(xb_easy_setopt_pointer(curl, easy, option, pointer), "option \(option.rawValue)")
     }
 
-    /// `d` in milliseconds for libcurl's `_MS` options, at most `Int.max` and at least 0
-    /// (libcurl reads 0 as no timeout, which is what an overlong one means).
+    /// `d` in milliseconds for libcurl's `_MS` options, from `nanoseconds(_:)`: at least 0,
+    /// and at most 584 years, which an overlong timeout means.
     static func milliseconds(_ d: Duration) -> Int {
-        guard d > .zero else { return 0 }
-        let (s, atto) = d.components
-        let (whole, overflow) = Int(s).multipliedReportingOverflow(by: 1000)
-        let (total, carry) = whole.addingReportingOverflow(Int(atto / 1_000_000_000_000_000))
-        return overflow || carry ? .max : total
+        Int(nanoseconds(d) / 1_000_000)
     }
 
     static func localError(_ err: Int32, _ what: String) -> TransferError {

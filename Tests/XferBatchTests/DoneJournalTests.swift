@@ -24,6 +24,14 @@ struct DoneJournalTests {
                                  etag: "\"e-\(id)\"", finalPath: file, sha256: FileDigest.sha256(ofText: text), updatedAt: 1,
                                  finalModified: FileStamp.of(file)?.modified)
         }
+
+        /// Appends `text` to the journal's first file as it is (a torn or damaged line).
+        func appendToJournal(_ text: String) throws {
+            let handle = try #require(FileHandle(forWritingAtPath: journal))
+            handle.seekToEndOfFile()
+            handle.write(Data(text.utf8))
+            try handle.close()
+        }
     }
 
     @Test func aFinishedFileWaitsForItsGroupButAKilledRunLosesNothing() throws {
@@ -62,10 +70,7 @@ struct DoneJournalTests {
         let f = try Folder()
         let store = try PreloadedCheckpointStore(SQLiteCheckpointStore(path: f.database), journal: f.journal)
         try store.saveFinishedFile(try f.finished("a", "alpha"))
-        let handle = try #require(FileHandle(forWritingAtPath: f.journal))
-        handle.seekToEndOfFile()
-        handle.write(Data(#"{"job": "b", "fingerprint": "fp-b", "byt"#.utf8))
-        try handle.close()
+        try f.appendToJournal(#"{"job": "b", "fingerprint": "fp-b", "byt"#)
         let next = try PreloadedCheckpointStore(SQLiteCheckpointStore(path: f.database), journal: f.journal)
         #expect(next.recovered == 1)
         #expect(try next.load("a")?.phase == .done)
@@ -77,17 +82,12 @@ struct DoneJournalTests {
         let f = try Folder()
         let store = try PreloadedCheckpointStore(SQLiteCheckpointStore(path: f.database), journal: f.journal)
         try store.saveFinishedFile(try f.finished("a", "alpha"))
-        let handle = try #require(FileHandle(forWritingAtPath: f.journal))
-        handle.seekToEndOfFile()
-        for (key, value) in [("bytes", "1e300"), ("attempts", "-1e300"), ("expectedSize", "1.5")] {
-            var fields = [#""job": "b""#, #""fingerprint": "fp-b""#, #""bytes": 4"#, #""finalPath": "/x""#, #""sha256": "00""#]
-            fields.append("\"\(key)\": \(value)")
-            if key == "bytes" { fields.remove(at: 2) }
-            handle.write(Data(("{" + fields.joined(separator: ", ") + "}\n").utf8))
-        }
-        try handle.close()
-        let records = DoneJournal.records(at: f.journal)
-        #expect(records.map(\.jobID) == ["a"])
+        let rest = #""fingerprint": "fp-b", "finalPath": "/x", "sha256": "00""#
+        try f.appendToJournal(#"{"job": "b", "bytes": 1e300, \#(rest)}"# + "\n"
+                              + #"{"job": "c", "bytes": 4, "attempts": -1e300, \#(rest)}"# + "\n"
+                              + #"{"job": "d", "bytes": 4, "expectedSize": 1.5, \#(rest)}"# + "\n"
+                              + #"{"job": "e", "bytes": 4, "attempts": 2, \#(rest)}"# + "\n")
+        #expect(DoneJournal.records(at: f.journal).map(\.jobID) == ["a", "e"], "the same line with whole numbers is read")
     }
 
     @Test func flushCommitsTheGroupAndEmptiesTheJournal() throws {

@@ -43,8 +43,8 @@ extension JobRunner {
             // run must not fill a disk other programs share, and then keep the partials
             // that fill it. A 200 to a Range empties the partial first, which frees the
             // `offset` bytes it held: what it needs is its length less those.
-            if let length, length > Self.resumableSize,
-               let shortfall = space.admit(job, partial: partial, total: whole ?? length,
+            if let length, let whole, length > Self.resumableSize,
+               let shortfall = space.admit(job, partial: partial, total: whole,
                                            written: offset, folder: folder, for: destination) {
                 return TransferError(kind: .permanent, code: DiskSpace.failureCode, message: shortfall)
             }

@@ -130,7 +130,7 @@ extension ManifestError {
             (offset: d.offset ?? root.flatMap { d.path.locate(in: $0)?.offset }, order: i, diagnostic: d)
         }.sorted { ($0.offset ?? Int.max, $0.order) < ($1.offset ?? Int.max, $1.order) }
         let known = located.prefix { $0.offset != nil }
-        let positions = source.lineIndex().linesAndColumns(ofAscending: known.map { $0.offset ?? 0 })
+        let positions = source.lineIndex().linesAndColumns(ofAscending: known.compactMap(\.offset))
         let sorted = zip(known, positions).map { Problem(diagnostic: $0.diagnostic, line: $1.line, column: $1.column) }
             + located.dropFirst(known.count).map { Problem(diagnostic: $0.diagnostic, line: nil, column: nil) }
         self.init(file: source.path, problems: sorted)
