@@ -3,7 +3,8 @@ import Glibc
 #endif
 
 /// The archive file: bytes are written to it and shown to an observer (to hash the archive
-/// as it is written, without reading it back).
+/// as it is written, without reading it back). Opened without following a link: the path
+/// is the partial the runner made, and a link swapped in would be written through.
 final class OutputSink: ByteSink {
     private let fd: Int32
     private let path: String
@@ -11,7 +12,7 @@ final class OutputSink: ByteSink {
     private(set) var written: Int64 = 0
 
     init(path: String, observe: @escaping (UnsafeRawBufferPointer) -> Void) throws(ArchiveError) {
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
         if fd < 0 { throw ArchiveError(code: errno, message: "cannot create \(path): \(String(cString: strerror(errno)))") }
         self.path = path
         self.observe = observe

@@ -40,9 +40,15 @@ struct ArchiveRunner {
         let partial = spec.partialPath
         try Folders.create(PathText.parent(spec.to))
         // Locked until the archive is renamed into place (see `PartialLock`); the writer
-        // empties and fills it through a descriptor of its own.
-        let lock = open(partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard lock >= 0 else { throw JobRunner.localFailure("cannot create \(partial)") }
+        // empties and fills it through a descriptor of its own. Never a link or a FIFO
+        // found at its name (see `PartialFile`).
+        let lock: Int32
+        do {
+            lock = try PartialFile.open(partial, resumeFrom: 0).fd
+        } catch {
+            if case .system(let code) = error { errno = code }
+            throw JobRunner.localFailure("cannot create \(partial)")
+        }
         try PartialLock.take(lock, partial: partial)
         defer { close(lock) }
         let result: ArchiveWriter.Result

@@ -27,20 +27,29 @@ extension JobRunner {
         }
         try folders.ensure(attempt.folder)
         // Usually new: created empty, it needs no truncation below (a system call per file).
-        func openFile() -> (fd: Int32, created: Bool) {
-            let new = resumeFrom == 0 ? open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) : -1
-            return new >= 0 ? (new, true) : (open(partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644), false)
+        // Never through a link or a FIFO found at the partial's name (see `PartialFile`).
+        func openFile() -> Result<(fd: Int32, created: Bool), PartialFile.Failure> {
+            Result { () throws(PartialFile.Failure) in try PartialFile.open(partial, resumeFrom: resumeFrom) }
         }
         var opened = openFile()
-        if opened.fd < 0, errno == ENOENT {
+        if case .failure(.system(ENOENT)) = opened {
             // The folder was removed since this run made it (a cleanup job, `rm -rf out`):
             // made again, as a new run would.
             folders.forget(attempt.folder)
             try folders.ensure(attempt.folder)
             opened = openFile()
         }
-        let (fd, created) = opened
-        guard fd >= 0 else { throw Self.localFailure("cannot create \(partial)") }
+        let fd: Int32, created: Bool
+        switch opened {
+        case .success(let file):
+            (fd, created) = file
+        case .failure(.system(let code)):
+            errno = code
+            throw Self.localFailure("cannot create \(partial)")
+        case .failure(.notContinuable(let why)):
+            // Another attempt decides again from what is there now.
+            throw JobFailure(kind: .transient, code: "partial", message: why)
+        }
         // Ours alone until it is renamed and closed (see `PartialLock`); taken before the
         // truncation below, so a partial another run is writing is left untouched.
         try PartialLock.take(fd, partial: partial)

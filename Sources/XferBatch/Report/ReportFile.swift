@@ -21,8 +21,11 @@ public enum ReportFile {
             if close(fd) != 0, failure == nil { failure = reason() }
             return failure
         }
+        // A new file of our own: whatever was at the name (a crashed run's leftover with
+        // our pid, a link planted in a shared folder) is removed, never written through.
         let temporary = PathText.sibling(of: target.path, suffix: ".xferbatch-\(getpid())")
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return reason() }
         var failure = send(bytes, to: fd)
         if close(fd) != 0, failure == nil { failure = reason() }
