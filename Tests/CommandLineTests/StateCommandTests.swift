@@ -12,7 +12,7 @@ struct StateCommandTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let manifest = folder + "/m.json"
         // `t`: a tar.gz of one file, x.txt, extracted into out/x/.
-        let tarball = "H4sIALQJA2sC/+3NwQmEMBQE0H+2CitYRGK2HlvQCCnfuKfFu4L43mWGuUz9lFriWkOTU/plc85m/OvHnr9pin6IG2xrmZd2Ge9UuwAAAAAAAAAAAOCBdkkW7OQAKAAA"
+        let tarball = Self.tarball
         try (#"{"version": 1, "outputDir": "out", "jobs": [{"id": "a", "download": {"url": "data:,x", "to": "a.txt"}}, {"id": "b", "download": {"url": "data:,y", "to": "b.txt"}}, "#
             + #"{"id": "t", "download": {"url": "data:;base64,\#(tarball)", "to": "t.tgz"}}, {"id": "x", "extract": {"from": "t", "to": "x/"}}]}"#)
             .write(toFile: manifest, atomically: true, encoding: .utf8)
@@ -50,6 +50,27 @@ struct StateCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")) == ["shared"], "sub/deeper went with a.txt")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out/shared")) == ["mine.txt"])
     }
+
+    /// An extraction folder holding the user's files is not the job's: the extraction
+    /// refused to delete them, and `clean --outputs` keeps them too.
+    @Test func cleanOutputsKeepsAnExtractionFolderItsJobNeverFilled() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        try (#"{"version": 1, "outputDir": "out", "jobs": [{"id": "t", "download": {"url": "data:;base64,\#(Self.tarball)", "to": "t.tgz"}}, "#
+            + #"{"id": "x", "extract": {"from": "t", "to": "x/"}}]}"#)
+            .write(toFile: scratch.path("m.json"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: scratch.path("out/x"), withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: scratch.path("out/x/mine.txt")))
+        let run = try await CommandRunner.run(["run", scratch.path("m.json")])
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("foreign-files"), "\(run.stdout)")
+        let clean = try await CommandRunner.run(["clean", scratch.path("m.json"), "--outputs"])
+        #expect(clean.stdout == "removed \(scratch.path(".xferbatch/m.json")) and 1 output file\n")
+        #expect(FileManager.default.contents(atPath: scratch.path("out/x/mine.txt")) == Data("mine".utf8))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/t.tgz")))
+    }
+
+    /// A tar.gz of one file, `x.txt`.
+    static let tarball = "H4sIALQJA2sC/+3NwQmEMBQE0H+2CitYRGK2HlvQCCnfuKfFu4L43mWGuUz9lFriWkOTU/plc85m/OvHnr9pin6IG2xrmZd2Ge9UuwAAAAAAAAAAAOCBdkkW7OQAKAAA"
 
     /// A manifest whose job `big` (2 MiB, resumable) fails after 300,000 bytes and keeps its
     /// partial, with a second job `small`; the partial's path.

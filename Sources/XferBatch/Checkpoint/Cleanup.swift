@@ -7,7 +7,8 @@ import XferArchive
 /// validators the state folder records, and would start them over. Outputs go only when
 /// asked (`--outputs`), with the folders they leave empty inside the output folder (a run
 /// made them: `"to": "sub/a.txt"`); a folder holding anything else stays, and so does the
-/// output folder itself.
+/// output folder itself. An extraction folder goes only when its job is recorded as having
+/// extracted into it (`JobCheckpoint.hasExtracted`).
 public struct Cleanup: Sendable, Equatable {
     public var partials = 0
     public var outputFiles = 0
@@ -32,12 +33,26 @@ public struct Cleanup: Sendable, Equatable {
         for staging in written.stagingFolders where FileManager.default.fileExists(atPath: staging) { FolderRemoval.remove(staging) }
         guard outputs else { return done }
         done.outputFiles = outputFiles.sorted().filter { unlink($0) == 0 }.count
-        for folder in written.folders where FileManager.default.fileExists(atPath: folder) {
+        let extracted = ownExtractionFolders(of: plan, recorded: recorded)
+        for folder in extracted.sorted() where FileManager.default.fileExists(atPath: folder) {
             FolderRemoval.remove(folder)
             done.extractedFolders += 1
         }
-        for path in outputFiles.union(written.folders) { removeEmptyFolders(above: path, below: plan.outputDirectory) }
+        for path in outputFiles.union(extracted) { removeEmptyFolders(above: path, below: plan.outputDirectory) }
         return done
+    }
+
+    /// The plan's extraction folders that a record says their job filled. Any other is
+    /// kept with all it holds: a job that never extracted there (it failed: the folder held
+    /// the user's files, which the extraction refused to delete; or it never ran) has
+    /// nothing of its own in it, and the state folder that would say so may be gone.
+    static func ownExtractionFolders(of plan: Plan, recorded: [JobCheckpoint]) -> Set<String> {
+        let records = Dictionary(recorded.map { ($0.jobID, $0) }, uniquingKeysWith: { first, _ in first })
+        var folders = Set<String>()
+        for job in plan.jobs {
+            if case .extract(let e) = job.action, records[job.id]?.hasExtracted(e) == true { folders.insert(e.folder) }
+        }
+        return folders
     }
 
     /// `removed FOLDER, 2 partial files, 3 output files and 1 extracted folder`.

@@ -68,6 +68,14 @@ extension JobCheckpoint {
         return stamp.size == bytes && (finalModified ?? stamp.modified) == stamp.modified
     }
 
+    /// Whether this record says its job extracted an archive into `extract`'s folder: the
+    /// folder is then the job's own, replaced whole by the next extraction and removed by
+    /// `clean --outputs`. Any other folder there may hold someone else's files, which
+    /// neither may delete.
+    func hasExtracted(_ extract: Extract) -> Bool {
+        phase == .done && finalPath == extract.to
+    }
+
     /// Whether `upload`'s sources are as they were when this record's upload was sent
     /// (their stamp, `FileStamp.sources`, kept in `etag`): what `plan` and `status` judge
     /// by, as the run does before reading anything.

@@ -26,7 +26,7 @@ struct ExtractRunner {
         // A folder this job extracted before is replaced whole; any other may only hold
         // files the archive has (someone else's would be deleted).
         let previous = (try? checkpoints?.load(job.id)) ?? nil
-        let ownFolder = previous?.phase == .done && previous?.finalPath == spec.to
+        let ownFolder = previous?.hasExtracted(spec) == true
         let options = ExtractionOptions(stripComponents: spec.stripComponents, maxBytes: spec.maxBytes, maxEntries: spec.maxEntries,
                                         replacesFolder: ownFolder)
         let result: ExtractionResult
