@@ -630,6 +630,25 @@ struct ExecutorTests {
         #expect(t.transport.requests.isEmpty)
     }
 
+    /// A secret stored from a file or with `echo` keeps its trailing newline: sent, it
+    /// ended the request's headers early. The job fails naming the variable, never the value.
+    @Test func aSecretWithALineBreakIsNotSentAndTheJobNamesTheVariable() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let environment = ["TOKEN": "abc\n", "KEY": "k\r\n"]
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "auth": {"bearer": {"tokenEnv": "TOKEN"}}"#) + ","
+                              + E.download("b", "https://x.org/b", inner: #", "headers": {"X-Key": {"valueEnv": "KEY"}}"#),
+                              environment: environment)
+        #expect(plan.jobs[0].warnings.contains("environment variable TOKEN holds a line break or another control character here, which a header cannot carry"))
+        #expect(plan.jobs[1].warnings.contains("environment variable KEY holds a line break or another control character here, which a header cannot carry"))
+        let result = await t.run(plan, environment: environment)
+        for (id, name) in [("a", "TOKEN"), ("b", "KEY")] {
+            #expect(result.job(id)?.lifecycle.reason == "bad-secret: environment variable \(name) holds a line break or another control character, "
+                + "which a header cannot carry (a trailing newline, from a file or `echo`?)")
+        }
+        #expect(t.transport.requests.isEmpty)
+    }
+
     /// A CI system passes a secret it withholds (a fork's pull request) as an empty string:
     /// that is a missing secret too, not a request with an empty token. A Basic password
     /// may be empty (an API key as the user name).

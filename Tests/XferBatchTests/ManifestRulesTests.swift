@@ -181,6 +181,19 @@ struct ManifestRulesTests {
         #expect(lines.contains { $0.contains("headers.Authorization: a literal Authorization header would put a secret in the manifest") })
     }
 
+    /// `\r\n` is one Character in Swift: a check by Character for `\r` or `\n` let it by,
+    /// and libcurl sent the rest of the value as a header of its own.
+    @Test(arguments: [#"a\r\nX-Injected: 1"#, #"a\nb"#, #"a\rb"#, #"a\u0000b"#, #"a\u001b[2Jb"#, #"a\u007fb"#])
+    func aHeaderValueWithALineBreakOrAControlCharacterIsRefused(value: String) {
+        let lines = M.problems(M.manifest(jobs: #"{"id": "a", "download": {"url": "https://x.org/f", "headers": {"X-A": "\#(value)"}}}"#))
+        #expect(lines.contains { $0.contains("headers.X-A: a header value must not contain line breaks or other control characters") }, "\(lines)")
+    }
+
+    @Test func aHeaderValueMayHoldTabsAndTextBeyondASCII() throws {
+        let plan = try M.plan(M.manifest(jobs: #"{"id": "a", "download": {"url": "https://x.org/f", "headers": {"X-A": "a\tcafé b"}}}"#))
+        #expect(plan.jobs[0].transfer?.headers == [Header(name: "X-A", value: .literal("a\tcafé b"))])
+    }
+
     @Test func secretsAreReferencedOnlyByVariableName() {
         let lines = M.problems(M.manifest(jobs: #"{"id": "a", "download": {"url": "https://x.org/f", "auth": {"bearer": {"tokenEnv": "ghp_abc123-not-a-name"}}}}"#))
         #expect(lines.contains { $0.contains("auth.bearer.tokenEnv: \"ghp_abc123-not-a-name\" is not an environment variable name") })

@@ -22,11 +22,24 @@ struct SecretResolver: Sendable {
         return value
     }
 
+    /// The variable's value, to be sent in a header: one with a line break or another
+    /// control character is refused, naming the variable (never the value). Most often a
+    /// trailing newline, kept when the secret was stored from a file or from `echo`.
+    func headerValue(_ name: String) throws(JobFailure) -> String {
+        let value = try value(name)
+        guard HeaderValue.canCarry(value) else {
+            throw JobFailure(kind: .permanent, code: "bad-secret",
+                             message: "environment variable \(name) holds a line break or another control character, which a header cannot carry "
+                                 + "(a trailing newline, from a file or `echo`?)")
+        }
+        return value
+    }
+
     func auth(_ auth: Auth?) throws(JobFailure) -> TransferRequest.Auth {
         switch auth {
         case nil: return .none
         case .basic(let userEnv, let passwordEnv): return .basic(user: try value(userEnv), password: try value(passwordEnv, mayBeEmpty: true))
-        case .bearer(let tokenEnv): return .bearer(token: try value(tokenEnv))
+        case .bearer(let tokenEnv): return .bearer(token: try headerValue(tokenEnv))
         case .netrc: return .netrc(file: nil)
         }
     }
@@ -44,7 +57,7 @@ struct SecretResolver: Sendable {
                 out.append((header.name, v))
                 secret.insert(header.name.lowercased())
             case .environment(let name):
-                out.append((header.name, try value(name)))
+                out.append((header.name, try headerValue(name)))
                 secret.insert(header.name.lowercased())
             }
         }

@@ -84,8 +84,8 @@ extension ManifestDecoder {
                         return
                     }
                     guard let (value, secrets) = stringNotingSecrets(member.value) else { return }
-                    if value.contains(where: { $0 == "\r" || $0 == "\n" }) {
-                        report("a header value must not contain line breaks", at: member.value.offset)
+                    if !HeaderValue.canCarry(value) {
+                        report("a header value must not contain line breaks or other control characters", at: member.value.offset)
                         return
                     }
                     headers.append(Header(name: member.key, value: secrets.isEmpty ? .literal(value) : .literalSecret(value)))

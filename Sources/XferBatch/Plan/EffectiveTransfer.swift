@@ -63,6 +63,13 @@ public struct EffectiveTransfer: Sendable, Equatable {
         return false
     }
 
+    /// Whether the variable `name` is sent as a header's value (a bearer token, a header's
+    /// `valueEnv`), which must hold no line break (`HeaderValue.canCarry`).
+    public func isSentInAHeader(_ name: String) -> Bool {
+        if case .bearer(let token) = auth, token == name { return true }
+        return headers.contains { if case .environment(name) = $0.value { true } else { false } }
+    }
+
     /// Environment variables this transfer reads secrets from.
     public var secretVariables: [String] {
         var names: [String] = []

@@ -175,6 +175,8 @@ struct JobResolver {
                 warnings.append("environment variable \(name) is not set here; the run will need it")
             } else if environment[name]?.isEmpty == true, !t.mayBeEmpty(name) {
                 warnings.append("environment variable \(name) is empty here; the run will need a value")
+            } else if let value = environment[name], !HeaderValue.canCarry(value), t.isSentInAHeader(name) {
+                warnings.append("environment variable \(name) holds a line break or another control character here, which a header cannot carry")
             }
         }
         return warnings
