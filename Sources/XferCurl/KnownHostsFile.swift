@@ -23,8 +23,12 @@ final class KnownHostsFile {
     private let descriptor: Int32
 
     init(_ original: String) {
-        let lines = (FileManager.default.contents(atPath: original)).map { String(decoding: $0, as: UTF8.self) }?
-            .split(separator: "\n", omittingEmptySubsequences: false) ?? []
+        // Split at `\n` bytes: a file with Windows line ends (`\r\n`, one `Character` that
+        // no `"\n"` matches) was one line, and its keys were never reordered. Each line
+        // keeps its `\r`, so the copy has the file's own bytes.
+        let lines = (FileManager.default.contents(atPath: original)).map { data in
+            data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Substring(String(decoding: $0, as: UTF8.self)) }
+        } ?? []
         let types = lines.map(Self.keyType)
         let rsa = types.map { $0 == "ssh-rsa" }
         holdsRSAKeys = rsa.contains(true)

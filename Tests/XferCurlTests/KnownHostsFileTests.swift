@@ -27,4 +27,13 @@ struct KnownHostsFileTests {
         try "h ssh-ed25519 E1\nh ssh-rsa R1\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(KnownHostsFile(path).path == path)
     }
+
+    @Test func aFileWithWindowsLineEndsIsReorderedToo() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kh-\(UUID().uuidString)").path
+        defer { unlink(path) }
+        try "h ssh-rsa R1\r\nh ssh-ed25519 E1\r\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let handed = KnownHostsFile(path)
+        #expect(handed.path.hasPrefix("/proc/self/fd/"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: handed.path)) == Data("h ssh-ed25519 E1\r\n\nh ssh-rsa R1\r".utf8))
+    }
 }
