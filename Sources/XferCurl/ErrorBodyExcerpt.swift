@@ -103,8 +103,31 @@ public enum ErrorBodyExcerpt {
     /// (`URLText`).
     static func scrubbed(_ text: String, secrets: [String]) -> String {
         var text = text
-        for secret in secrets.sorted(by: { $0.count > $1.count }) { text = text.replacing(secret, with: "***") }
+        for secret in secrets.sorted(by: { $0.utf8.count > $1.utf8.count }) { text = replacing(secret, in: text) }
         return withoutURLSecrets(withoutAuthorizationWords(text))
+    }
+
+    /// `text` with every occurrence of `secret` replaced by `***`, found by its bytes. Found
+    /// by `Character` (`String.replacing`), an echo of the secret followed by a combining
+    /// mark or a joiner, or after a prepended mark, is another sequence of characters, and
+    /// was quoted whole. Both are valid UTF-8, so a match starts and ends between scalars.
+    static func replacing(_ secret: String, in text: String) -> String {
+        let needle = Array(secret.utf8)
+        let bytes = Array(text.utf8)
+        guard let first = needle.first, bytes.count >= needle.count else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == first, i + needle.count <= bytes.count, bytes[i..<(i + needle.count)].elementsEqual(needle) {
+                out += "***".utf8
+                i += needle.count
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     private static func withoutAuthorizationWords(_ text: String) -> String {

@@ -1,5 +1,5 @@
 import Testing
-import XferCurl
+@testable import XferCurl
 import XferFixtures
 
 /// A failed response's body says what the status does not (a token without the scope, an
@@ -78,6 +78,13 @@ struct ErrorBodyTests {
             let (result, _) = try await t.download("/files/hook-T0B1C2D3E4") { $0.secretTexts = ["T0B1C2D3E4"] }
             #expect(result.failure?.message == "the server answered 404: no webhook hook-*** here")
         }
+    }
+
+    /// A secret is found by its bytes: as characters, one followed by a combining mark or
+    /// a joiner, or after a prepended mark, was no match and was quoted.
+    @Test func aSecretNextToAMarkThatJoinsItsCharactersIsScrubbedToo() {
+        let echo = "{\"token\": \"tok123\u{0301}\"} tok123\u{200D}x \u{0600}tok123 tok123"
+        #expect(ErrorBodyExcerpt.scrubbed(echo, secrets: ["tok123"]) == "{\"token\": \"***\u{0301}\"} ***\u{200D}x \u{0600}*** ***")
     }
 
     /// Basic credentials travel base64-encoded, and those from `.netrc` are not known to
