@@ -12,9 +12,7 @@ struct PartialFileTests {
     @Test func aLinkAtThePartialsNameIsRemovedAndWhatItLeadsToIsKept() async throws {
         let t = try E()
         defer { t.cleanUp() }
-        let victim = t.folder.path + "/victim"
-        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
-        try FileManager.default.createSymbolicLink(atPath: t.folder.path + "/a.bin.xferpart", withDestinationPath: victim)
+        let victim = try Self.plantLink(in: t, at: "a.bin.xferpart")
         t.transport.script("https://x.org/a", [.body([1, 2, 3])])
         let result = await t.run(try t.plan(jobs: E.download("a", "https://x.org/a")))
         #expect(result.state("a") == .succeeded)
@@ -62,9 +60,7 @@ struct PartialFileTests {
     @Test func aLinkAtAnArchivesPartialIsRemovedAndWhatItLeadsToIsKept() async throws {
         let t = try E()
         defer { t.cleanUp() }
-        let victim = t.folder.path + "/victim"
-        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
-        try FileManager.default.createSymbolicLink(atPath: t.folder.path + "/all.tar.xferpart", withDestinationPath: victim)
+        let victim = try Self.plantLink(in: t, at: "all.tar.xferpart")
         t.transport.script("https://x.org/a", [.body([1, 2, 3])])
         let jobs = E.download("a", "https://x.org/a") + #", {"id": "z", "archive": {"from": ["a"], "to": "all.tar"}}"#
         let result = await t.run(try t.plan(jobs: jobs))
@@ -120,6 +116,14 @@ struct PartialFileTests {
         #expect(!created)
         #expect(FileStamp.of(descriptor: fd)?.size == 50)
         #expect(fcntl(fd, F_GETFL) & O_NONBLOCK == 0)
+    }
+
+    /// A symbolic link at `name` to a file `victim` holding "precious"; the victim's path.
+    static func plantLink(in t: E, at name: String) throws -> String {
+        let victim = t.folder.path + "/victim"
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
+        try FileManager.default.createSymbolicLink(atPath: t.folder.path + "/" + name, withDestinationPath: victim)
+        return victim
     }
 
     /// The file type at `path` (`S_IFREG`, `S_IFDIR`, `S_IFLNK`...), not following a link;
