@@ -97,6 +97,12 @@ struct PathTextTests {
     func theParentOfAnAbsolutePathIsItsFolder(path: String, parent: String) {
         #expect(PathText.parent(path) == parent)
     }
+
+    @Test(arguments: [("/o/a.bin.xferpart", true), ("/o/x.xferpart/inner/a.txt", true), ("/o/x\u{0600}.xferpart", true),
+                      ("/o/x\u{0600}.xferpart/a.txt", true), ("/o/a.xferparts", false), ("/o/xferpart/a", false), ("/o/a.txt", false)])
+    func partialsAndStagingFoldersAreToldByTheirBytes(path: String, inProgress: Bool) {
+        #expect(PathText.isInProgress(path) == inProgress)
+    }
 }
 
 @Suite("UTC timestamps")

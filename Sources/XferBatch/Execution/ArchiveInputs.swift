@@ -94,7 +94,7 @@ enum ArchiveInputs {
                 try checkReadable(full)
             }
             if info.st_mode & S_IFMT == S_IFREG,
-               !full.hasSuffix(".xferpart"), !full.contains(".xferpart/"), glob.matches(full) {
+               !PathText.isInProgress(full), glob.matches(full) {
                 matches.append(full)
             } else if info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR, glob.matches(full) {
                 passOver(full, DestinationCheck.kind(info.st_mode))

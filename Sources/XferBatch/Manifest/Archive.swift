@@ -28,7 +28,7 @@ public struct Archive: Sendable {
     }
 
     /// The archive is written here and renamed onto `to` once complete.
-    public var partialPath: String { PathText.sibling(of: to, suffix: ".xferpart") }
+    public var partialPath: String { PathText.sibling(of: to, suffix: PathText.partialSuffix) }
 }
 
 /// Archive formats an archive job can write and an extract job can read: `XferArchive`'s.

@@ -42,7 +42,7 @@ public struct Download: Sendable {
     /// no name yet, so its partial is named after the job. A name too long for an added
     /// suffix is shortened (`PathText.sibling`).
     public func partialPath(jobID: String) -> String {
-        PathText.sibling(of: namesFileAtRunTime ? to + ".\(jobID)" : to, suffix: ".xferpart")
+        PathText.sibling(of: namesFileAtRunTime ? to + ".\(jobID)" : to, suffix: PathText.partialSuffix)
     }
 }
 

@@ -30,7 +30,7 @@ public struct Extract: Sendable {
     public static func folder(to: String) -> String { to.hasSuffix("/") ? String(to.dropLast()) : to }
 
     /// Entries are extracted here, then the folder is swapped into place.
-    public var stagingFolder: String { PathText.sibling(of: folder, suffix: ".xferpart") }
+    public var stagingFolder: String { PathText.sibling(of: folder, suffix: PathText.partialSuffix) }
 
     public init(from: String, to: String, format: ArchiveFormat? = nil, stripComponents: Int = 0,
                 maxBytes: Int64 = defaultMaxBytes, maxEntries: Int = defaultMaxEntries) {
