@@ -69,6 +69,12 @@ enum PartialFile {
     }
 
     private static func found(_ path: String) -> Found {
+        // Looked at first, so that nothing but a file is opened (opening a device can act on
+        // it); then checked again on the descriptor, in case the name changed in between.
+        var seen = stat()
+        guard lstat(path, &seen) == 0 else { return errno == ENOENT ? .gone : .refused(errno) }
+        if seen.st_mode & S_IFMT == S_IFDIR { return .refused(EISDIR) }
+        guard isOwnFile(seen) else { return .foreign }
         let fd = Glibc.open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             switch errno {
@@ -83,12 +89,17 @@ enum PartialFile {
             close(fd)
             return .refused(code)
         }
-        guard info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1 else {
+        guard isOwnFile(info) else {
             close(fd)
             return .foreign
         }
         // Writes to a regular file never wait; cleared all the same, for what comes after.
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return .file(fd: fd, size: Int64(info.st_size))
+    }
+
+    /// A regular file no other name leads to: what a partial is.
+    private static func isOwnFile(_ info: stat) -> Bool {
+        info.st_mode & S_IFMT == S_IFREG && info.st_nlink == 1
     }
 }
