@@ -78,7 +78,7 @@ struct PartialFileTests {
         let partial = t.folder.path + "/a.bin.xferpart"
         try Data(repeating: 7, count: 100).write(to: URL(fileURLWithPath: victim))
         try FileManager.default.createSymbolicLink(atPath: partial, withDestinationPath: victim)
-        #expect(throws: PartialFile.Failure.notContinuable("\(partial) was not a plain file and was removed; it is downloaded again")) {
+        #expect(throws: PartialFile.Failure.notContinuable("\(partial) was not a plain file (it is removed), so it cannot be continued")) {
             try PartialFile.open(partial, resumeFrom: 40)
         }
         #expect(Self.kind(partial) == nil)
@@ -90,7 +90,7 @@ struct PartialFileTests {
         defer { t.cleanUp() }
         let partial = t.folder.path + "/a.bin.xferpart"
         try Data(repeating: 7, count: 10).write(to: URL(fileURLWithPath: partial))
-        #expect(throws: PartialFile.Failure.notContinuable("\(partial) is shorter (10 bytes) than the 40 bytes recorded; it is downloaded again")) {
+        #expect(throws: PartialFile.Failure.notContinuable("\(partial) is shorter (10 bytes) than the 40 bytes recorded, so it cannot be continued")) {
             try PartialFile.open(partial, resumeFrom: 40)
         }
         #expect(FileManager.default.contents(atPath: partial) == Data(repeating: 7, count: 10))
@@ -100,7 +100,7 @@ struct PartialFileTests {
         let t = try E()
         defer { t.cleanUp() }
         let partial = t.folder.path + "/a.bin.xferpart"
-        #expect(throws: PartialFile.Failure.notContinuable("\(partial) was removed; it is downloaded again")) {
+        #expect(throws: PartialFile.Failure.notContinuable("\(partial) was removed, so it cannot be continued")) {
             try PartialFile.open(partial, resumeFrom: 40)
         }
         #expect(Self.kind(partial) == nil)

@@ -40,17 +40,17 @@ enum PartialFile {
             case .file(let fd, let size):
                 guard size >= resumeFrom else {
                     close(fd)
-                    throw .notContinuable("\(path) is shorter (\(size) bytes) than the \(resumeFrom) bytes recorded; it is downloaded again")
+                    throw .notContinuable("\(path) is shorter (\(size) bytes) than the \(resumeFrom) bytes recorded, so it cannot be continued")
                 }
                 return (fd, false)
             case .gone where resumeFrom > 0:
-                throw .notContinuable("\(path) was removed; it is downloaded again")
+                throw .notContinuable("\(path) was removed, so it cannot be continued")
             case .gone:
                 continue  // removed since `O_EXCL` saw it: made anew
             case .foreign:
                 guard unlink(path) == 0 || errno == ENOENT else { throw .system(errno) }
                 if resumeFrom > 0 {
-                    throw .notContinuable("\(path) was not a plain file and was removed; it is downloaded again")
+                    throw .notContinuable("\(path) was not a plain file (it is removed), so it cannot be continued")
                 }
             case .refused(let code):
                 throw .system(code)
