@@ -398,6 +398,24 @@ struct CheckpointRunTests {
         #expect(FileManager.default.contents(atPath: t.folder.path + "/a.bin") == Data([2]))
         #expect(try store.load("a")?.etag == "\"v2\"")
     }
+
+    /// A validator with a control character in it is not kept, so it is never sent back
+    /// in our own request; a good one beside it still serves.
+    @Test func aValidatorWithAControlCharacterIsNeverSentBack() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let store = InMemoryCheckpointStore()
+        let date = "Sun, 29 Nov 2026 01:00:00 GMT"
+        t.transport.script("https://x.org/a", [.body([1], headers: ["etag": "\"v1\rX-Injected: 1\"", "last-modified": date]), .status(304)])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/a", inner: #", "refresh": "conditional""#))
+        _ = await t.run(plan, store: store)
+        #expect(try store.load("a")?.etag == nil)
+        #expect(try store.load("a")?.lastModified == date)
+        let kept = await t.run(plan, store: store)
+        #expect(kept.summary.upToDate == 1)
+        #expect(t.transport.requests.last?.ifNoneMatch == nil)
+        #expect(t.transport.requests.last?.ifModifiedSince == date)
+    }
 }
 
 extension CheckpointRunTests {

@@ -61,8 +61,8 @@ extension JobRunner {
             // The whole file's size, for `status` (percent) and `plan` (what a resume still
             // needs); the manifest's `size`, when given, was already recorded.
             if r.expectedSize == nil, let whole { r.expectedSize = whole }
-            r.etag = headers["etag"] ?? (resuming ? started.etag : nil)
-            r.lastModified = headers["last-modified"] ?? (resuming ? started.lastModified : nil)
+            r.etag = TransferOutcome.validator("etag", in: headers) ?? (resuming ? started.etag : nil)
+            r.lastModified = TransferOutcome.validator("last-modified", in: headers) ?? (resuming ? started.lastModified : nil)
             try? store.save(r)
             watch.resumable.withLock { $0 = r }
             if let interval {
