@@ -32,15 +32,12 @@ public struct TransferOutcome: Sendable {
     public var lastModified: String? { Self.validator("last-modified", in: headers) }
 
     /// A validator the server sent (`etag`, `last-modified`: lower-case), or nil when it
-    /// holds a control character. A validator goes back to the server in `If-Range`,
-    /// `If-None-Match` or `If-Modified-Since`, and libcurl ends a response's header line at
-    /// `\n` only, so a bare `\r` inside one would have been sent on in our request (where a
-    /// proxy between may read it as the end of a line). Without one, an interrupted
+    /// holds a control character (`HeaderText`): a validator goes back to the server in
+    /// `If-Range`, `If-None-Match` or `If-Modified-Since`. Without one, an interrupted
     /// download starts over instead of resuming, and a refresh fetches the whole file:
     /// never a wrong byte.
     public static func validator(_ name: String, in headers: [String: String]) -> String? {
-        guard var value = headers[name] else { return nil }
-        return value.withUTF8 { bytes in bytes.contains { $0 < 0x20 || $0 == 0x7F } } ? nil : value
+        headers[name].flatMap { HeaderText.canCarry($0) ? $0 : nil }
     }
     public var contentDisposition: String? { headers["content-disposition"] }
     public var contentLength: Int64? { headers["content-length"].flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil } }

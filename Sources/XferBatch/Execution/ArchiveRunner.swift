@@ -46,8 +46,7 @@ struct ArchiveRunner {
         do {
             lock = try PartialFile.open(partial, resumeFrom: 0).fd
         } catch {
-            if case .system(let code) = error { errno = code }
-            throw JobRunner.localFailure("cannot create \(partial)")
+            throw error.jobFailure(partial: partial)
         }
         try PartialLock.take(lock, partial: partial)
         defer { close(lock) }

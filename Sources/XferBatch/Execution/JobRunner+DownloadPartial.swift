@@ -39,17 +39,7 @@ extension JobRunner {
             try folders.ensure(attempt.folder)
             opened = openFile()
         }
-        let fd: Int32, created: Bool
-        switch opened {
-        case .success(let file):
-            (fd, created) = file
-        case .failure(.system(let code)):
-            errno = code
-            throw Self.localFailure("cannot create \(partial)")
-        case .failure(.notContinuable(let why)):
-            // Another attempt decides again from what is there now.
-            throw JobFailure(kind: .transient, code: "partial", message: why)
-        }
+        let (fd, created) = try opened.mapError { $0.jobFailure(partial: partial) }.get()
         // Ours alone until it is renamed and closed (see `PartialLock`); taken before the
         // truncation below, so a partial another run is writing is left untouched.
         try PartialLock.take(fd, partial: partial)

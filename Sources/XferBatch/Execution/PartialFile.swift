@@ -20,6 +20,18 @@ enum PartialFile {
         /// A partial to continue at `resumeFrom` is gone, shorter, or was not a file: the
         /// attempt cannot continue it, and the next one decides again from what is there.
         case notContinuable(String)
+
+        /// The job's failure: the system's refusal is local, naming `partial`; a partial
+        /// that cannot be continued is worth another attempt.
+        func jobFailure(partial: String) -> JobFailure {
+            switch self {
+            case .system(let code):
+                errno = code
+                return JobRunner.localFailure("cannot create \(partial)")
+            case .notContinuable(let why):
+                return JobFailure(kind: .transient, code: "partial", message: why)
+            }
+        }
     }
 
     /// The partial at `path`, open to write: created empty when nothing was there

@@ -27,7 +27,7 @@ struct SecretResolver: Sendable {
     /// trailing newline, kept when the secret was stored from a file or from `echo`.
     func headerValue(_ name: String) throws(JobFailure) -> String {
         let value = try value(name)
-        guard HeaderValue.canCarry(value) else {
+        guard HeaderText.canCarry(value) else {
             throw JobFailure(kind: .permanent, code: "bad-secret",
                              message: "environment variable \(name) holds a line break or another control character, which a header cannot carry "
                                  + "(a trailing newline, from a file or `echo`?)")

@@ -1,3 +1,5 @@
+import XferCurl
+
 extension ManifestDecoder {
     static let transferKeys: KeySet = ["headers", "auth", "retry", "timeouts", "tls", "proxy", "sftp"]
     static let retryKeys: KeySet = ["attempts", "initialDelay", "maxDelay", "maxRetryAfter"]
@@ -84,7 +86,7 @@ extension ManifestDecoder {
                         return
                     }
                     guard let (value, secrets) = stringNotingSecrets(member.value) else { return }
-                    if !HeaderValue.canCarry(value) {
+                    if !HeaderText.canCarry(value) {
                         report("a header value must not contain line breaks or other control characters", at: member.value.offset)
                         return
                     }

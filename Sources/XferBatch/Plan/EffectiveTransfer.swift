@@ -64,7 +64,7 @@ public struct EffectiveTransfer: Sendable, Equatable {
     }
 
     /// Whether the variable `name` is sent as a header's value (a bearer token, a header's
-    /// `valueEnv`), which must hold no line break (`HeaderValue.canCarry`).
+    /// `valueEnv`), which must hold no line break (`HeaderText.canCarry`).
     public func isSentInAHeader(_ name: String) -> Bool {
         if case .bearer(let token) = auth, token == name { return true }
         return headers.contains { if case .environment(name) = $0.value { true } else { false } }

@@ -1,3 +1,5 @@
+import XferCurl
+
 /// Resolves one job for the plan: absolute paths, effective settings, confinement and warnings.
 struct JobResolver {
     /// What every job of one manifest is resolved against; shared by reference so that
@@ -175,7 +177,7 @@ struct JobResolver {
                 warnings.append("environment variable \(name) is not set here; the run will need it")
             } else if environment[name]?.isEmpty == true, !t.mayBeEmpty(name) {
                 warnings.append("environment variable \(name) is empty here; the run will need a value")
-            } else if let value = environment[name], !HeaderValue.canCarry(value), t.isSentInAHeader(name) {
+            } else if let value = environment[name], !HeaderText.canCarry(value), t.isSentInAHeader(name) {
                 warnings.append("environment variable \(name) holds a line break or another control character here, which a header cannot carry")
             }
         }
