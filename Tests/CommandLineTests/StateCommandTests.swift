@@ -210,6 +210,33 @@ struct StateCommandTests {
         #expect(plan.stdout.contains("disk: 1.7 MiB of known sizes to download"), "the rest of the file, not nothing: \(plan.stdout)")
     }
 
+    /// A link planted in place of a partial (to a file larger than the part downloaded) is
+    /// no partial: `plan` and `status` do not count the file it leads to, and the run starts
+    /// over at once, without spending an attempt on the link, and leaves that file as it is.
+    @Test func aLinkInPlaceOfAPartialIsNotTakenForIt() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        let partial = try await Self.leaveAPartial(scratch, server)
+        let victim = scratch.path("victim")
+        try Data(repeating: 9, count: 1_000_000).write(to: URL(fileURLWithPath: victim))
+        try FileManager.default.removeItem(atPath: partial)
+        try FileManager.default.createSymbolicLink(atPath: partial, withDestinationPath: victim)
+        let plan = try await CommandRunner.run(["plan", scratch.path("m.json")])
+        #expect(!plan.stdout.contains("resume at"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("run: download"), "\(plan.stdout)")
+        let status = try await CommandRunner.run(["status", scratch.path("m.json")])
+        #expect(status.stdout.contains("0 partial"), "\(status.stdout)")
+        let before = server.requests(to: "/files/big.bin").count
+        let run = try await CommandRunner.run(["run", scratch.path("m.json"), "-q"])
+        await server.stop()
+        #expect(run.status == 0, "one attempt is enough: \(run.stdout)")
+        let requests = server.requests(to: "/files/big.bin").dropFirst(before)
+        #expect(requests.count == 1)
+        #expect(requests.first?.header("Range") == nil, "from byte 0")
+        #expect(FileManager.default.contents(atPath: victim) == Data(repeating: 9, count: 1_000_000))
+        #expect(FileManager.default.contents(atPath: scratch.path("out/big.bin"))?.count == 2 << 20)
+    }
+
     @Test func aJobTakenOutOfTheManifestIsListedByStatusAndResetStaleDeletesItsPartial() async throws {
         let scratch = try RunCommandTests.Scratch()
         let partial = try await Self.takeOutAJobWithAPartial(scratch)

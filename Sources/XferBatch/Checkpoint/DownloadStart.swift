@@ -26,8 +26,10 @@ public enum DownloadStart: Sendable, Equatable {
     ///   - previous: the job's checkpoint, already checked to have the job's fingerprint.
     ///   - file: size and modification time of a file, nil when absent (injected so that
     ///     tests need no files).
+    ///   - partialFile: the same for the partial, nil when nothing there can be continued;
+    ///     `file` when not given. On disk, `FileStamp.ofPartial`.
     public static func decide(_ d: Download, partialPath: String, previous: JobCheckpoint?, boot: String?,
-                              file: (String) -> FileStamp?) -> DownloadStart {
+                              file: (String) -> FileStamp?, partialFile: ((String) -> FileStamp?)? = nil) -> DownloadStart {
         guard let prev = previous else { return existing(d, file: file) ?? .fresh }
         if prev.phase == .done, let final = prev.finalPath, let stamp = file(final), stamp.size == prev.bytes {
             // A record older than the field has no time to compare: the size decides, as before.
@@ -44,7 +46,7 @@ public enum DownloadStart: Sendable, Equatable {
         // resume started over. Last-Modified serves instead when there is one.
         let strongETag = prev.etag.flatMap { $0.hasPrefix("W/") ? nil : $0 }
         guard prev.phase != .done, prev.partialPath == partialPath, let validator = strongETag ?? prev.lastModified,
-              let size = file(partialPath)?.size, size > 0 else { return prev.phase == .done ? .fresh : existing(d, file: file) ?? .fresh }
+              let size = (partialFile.map { $0(partialPath) } ?? file(partialPath))?.size, size > 0 else { return prev.phase == .done ? .fresh : existing(d, file: file) ?? .fresh }
         // Within the boot that wrote it, the partial's whole length is trusted: after a
         // process death (kill -9, OOM) the kernel still holds every byte written. After a
         // reboot or power loss only what was flushed is: the periodic `fdatasync` offset,
@@ -61,6 +63,16 @@ public enum DownloadStart: Sendable, Equatable {
         guard d.sha256 != nil, d.refresh != .always, !d.namesFileAtRunTime, let stamp = file(d.to),
               d.size.map({ $0 == stamp.size }) ?? true else { return nil }
         return .existing(finalPath: d.to)
+    }
+
+    /// How the download of `d` begins, from the files on disk.
+    public static func decide(_ d: Download, partialPath: String, previous: JobCheckpoint?, boot: String?) -> DownloadStart {
+        decide(d, partialPath: partialPath, previous: previous, boot: boot, file: FileStamp.of, partialFile: FileStamp.ofPartial)
+    }
+
+    /// A partial's size, or nil when nothing at `path` can be continued (`FileStamp.ofPartial`).
+    public static func partialSize(of path: String) -> Int64? {
+        FileStamp.ofPartial(path)?.size
     }
 
     /// A file's size, or nil when it does not exist. One `stat(2)`: this runs for every

@@ -24,6 +24,23 @@ public struct FileStamp: Sendable, Equatable {
         return FileStamp(info)
     }
 
+    /// The stamp of the partial file at `path`, or nil when there is none: a regular file
+    /// no other name leads to, looked at without following a link (`lstat`).
+    ///
+    /// What `PartialFile` continues. Anything else at a partial's name (a link planted
+    /// there, a FIFO, a file with another name) it removes and starts over, so its size is
+    /// no offset to resume from: `plan` said `resume at` the size of the file a link led to.
+    public static func ofPartial(_ path: String) -> FileStamp? {
+        var info = stat()
+        guard lstat(path, &info) == 0, isLonePlainFile(info) else { return nil }
+        return FileStamp(info)
+    }
+
+    /// A regular file no other name leads to (one link): what a partial is.
+    static func isLonePlainFile(_ info: stat) -> Bool {
+        info.st_mode & S_IFMT == S_IFREG && info.st_nlink == 1
+    }
+
     /// The stamp of the file open as `descriptor`, or nil when it cannot be read. Cheaper
     /// than `of(_:)` on its name, which walks the path again (once per finished download).
     public static func of(descriptor: Int32) -> FileStamp? {

@@ -58,7 +58,7 @@ public struct JobStatus: Sendable, Equatable {
                 return JobStatus(id: job.id, state: present ? .done : .pending, path: record.finalPath, sha256: record.sha256,
                                  bytes: record.bytes, reason: present ? nil : "the output was removed")
             case .running, .failed:
-                let partial = record.partialPath.flatMap(DownloadStart.size(of:)) ?? 0
+                let partial = record.partialPath.flatMap(DownloadStart.partialSize(of:)) ?? 0
                 if partial > 0 {
                     return JobStatus(id: job.id, state: .partial, path: record.partialPath, bytes: partial, expected: record.expectedSize,
                                      lastError: record.lastError)
@@ -66,7 +66,7 @@ public struct JobStatus: Sendable, Equatable {
                 guard record.lastError == nil else { return JobStatus(id: job.id, state: .failed, bytes: 0, lastError: record.lastError) }
                 // Started by an interrupted run (or by the run under way), with nothing to
                 // continue: said, or it read as a job no run ever started.
-                let gone = record.partialPath.map { DownloadStart.size(of: $0) == nil } ?? false
+                let gone = record.partialPath.map { DownloadStart.partialSize(of: $0) == nil } ?? false
                 let why = gone ? "its partial file is gone" : runUnderWay ? "started, no data yet" : "started, but no data was kept"
                 return JobStatus(id: job.id, state: .pending, bytes: 0, reason: why)
             }

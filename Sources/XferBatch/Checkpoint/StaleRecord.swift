@@ -23,7 +23,7 @@ public struct StaleRecord: Sendable, Equatable {
         // take 14 s.
         let ids = Set(plan.jobs.map(\.id)).union(RenamedJobs(plan: plan, store: store).takenOver)
         return try store.all().filter { !ids.contains($0.jobID) }.map { record in
-            guard let path = record.partialPath, let size = DownloadStart.size(of: path) else { return StaleRecord(id: record.jobID) }
+            guard let path = record.partialPath, let size = DownloadStart.partialSize(of: path) else { return StaleRecord(id: record.jobID) }
             return StaleRecord(id: record.jobID, partialPath: path, partialBytes: size)
         }
     }

@@ -9,7 +9,7 @@ extension JobRunner {
     ///   done and returned as `.upToDate`; another -> `.fresh`.
     func begin(_ job: PlannedJob, _ d: Download, partial: String, fingerprint: String,
                previous: JobCheckpoint?) async throws -> (DownloadStart, JobCheckpoint?) {
-        let start = DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current, file: FileStamp.of)
+        let start = DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current)
         switch start {
         case .changed(let final):
             guard var prev = previous, let sha = prev.sha256, (try? await FileDigest.sha256Async(ofFileAt: final)) == sha else {
@@ -20,7 +20,7 @@ extension JobRunner {
             // Only touched, or rewritten with the same bytes: still the download.
             prev.finalModified = FileStamp.of(final)?.modified
             try commit(prev)
-            return (DownloadStart.decide(d, partialPath: partial, previous: prev, boot: BootID.current, file: FileStamp.of), prev)
+            return (DownloadStart.decide(d, partialPath: partial, previous: prev, boot: BootID.current), prev)
         case .existing(let final):
             guard let sha = d.sha256, let stamp = FileStamp.of(final), (try? await FileDigest.sha256Async(ofFileAt: final)) == sha else {
                 return (.fresh, previous)  // another file: the download replaces it

@@ -86,7 +86,7 @@ enum PartialFile {
         var seen = stat()
         guard lstat(path, &seen) == 0 else { return errno == ENOENT ? .gone : .refused(errno) }
         if seen.st_mode & S_IFMT == S_IFDIR { return .refused(EISDIR) }
-        guard isOwnFile(seen) else { return .foreign }
+        guard FileStamp.isLonePlainFile(seen) else { return .foreign }
         let fd = Glibc.open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             switch errno {
@@ -101,17 +101,12 @@ enum PartialFile {
             close(fd)
             return .refused(code)
         }
-        guard isOwnFile(info) else {
+        guard FileStamp.isLonePlainFile(info) else {
             close(fd)
             return .foreign
         }
         // Writes to a regular file never wait; cleared all the same, for what comes after.
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return .file(fd: fd, size: Int64(info.st_size))
-    }
-
-    /// A regular file no other name leads to: what a partial is.
-    private static func isOwnFile(_ info: stat) -> Bool {
-        info.st_mode & S_IFMT == S_IFREG && info.st_nlink == 1
     }
 }

@@ -98,7 +98,7 @@ public struct RunForecast: Sendable {
                 // What would be fetched; the decision itself goes by the manifest alone, as a run's does.
                 let size = d.size ?? probes[job.index]?.size
                 let partial = d.partialPath(jobID: job.id)
-                switch DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current, file: FileStamp.of) {
+                switch DownloadStart.decide(d, partialPath: partial, previous: previous, boot: BootID.current) {
                 case .upToDate(let path): actions.append(.upToDate(path: path))
                 case .changed(let path):
                     actions.append(.verify(path: path))
