@@ -25,6 +25,15 @@ struct EnvironmentExpansionTests {
         #expect(try expander.expand("$${HOST}") == "${HOST}")
     }
 
+    /// `$`, `{` and `}` are read as signs even where a neighbouring mark joins them into
+    /// one Character: `}` before a combining accent was "unterminated", a `$` after U+0600
+    /// was kept as written.
+    @Test(arguments: [("\u{600}${HOST}", "\u{600}example.org"), ("${HOST}\u{301}/f", "example.org\u{301}/f"),
+                      ("${PORT:-\u{301}x}", "\u{301}x"), ("a$$\u{301}", "a$\u{301}"), ("$\u{301}{HOST}", "$\u{301}{HOST}")])
+    func aSignJoinedToItsNeighbourIsStillASign(text: String, expanded: String) throws {
+        #expect(try expander.expand(text) == expanded)
+    }
+
     @Test func malformedReferencesAreErrors() {
         #expect(throws: EnvironmentExpander.Failure.self) { try expander.expand("${HOST") }
         #expect(throws: EnvironmentExpander.Failure.self) { try expander.expand("${1X}") }

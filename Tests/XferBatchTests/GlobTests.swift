@@ -31,6 +31,14 @@ struct GlobTests {
         #expect(!Glob("/out/[ab]*").matches("/out/ax"))
     }
 
+    /// A wildcard that a neighbouring mark joins into one Character (after U+0600, before
+    /// a combining accent) is still a wildcard: it was taken for part of a file name.
+    @Test(arguments: ["/out/\u{600}*.log", "/out/*\u{301}.log", "/out/\u{600}?.log"])
+    func aWildcardJoinedToItsNeighbourIsStillAWildcard(pattern: String) {
+        #expect(Glob.isPattern(pattern))
+        #expect(Glob.fixedFolder(of: pattern) == "/out")
+    }
+
     @Test func aPatternReachesInsideOnlyTheFoldersItsTextCanSpell() {
         #expect(!Glob("/out/big*.bin").canMatchInside("/out/x"))
         #expect(Glob("/out/*/a.log").canMatchInside("/out/x"))

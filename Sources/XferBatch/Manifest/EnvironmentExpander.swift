@@ -44,20 +44,25 @@ public struct EnvironmentExpander: Sendable {
     }
 
     /// `text` expanded, telling `visit` each variable read and its value.
+    ///
+    /// Read by Unicode scalars, not Characters: a `$`, `{` or `}` that a neighbour joins
+    /// into one Character (`${DIR}` followed by a combining accent, a `$` after U+0600) is
+    /// still that sign. By Characters, `${DIR}\u{301}` was "unterminated" and `\u{600}${DIR}`
+    /// was kept as written.
     private func expand(_ text: String, visit: (_ name: Substring, _ value: String) -> Void) throws(Failure) -> String {
         guard ASCII.contains(text, UInt8(ascii: "$")) else { return text }
-        var out = ""
-        var rest = Substring(text)
+        var out = String.UnicodeScalarView()
+        var rest = text.unicodeScalars[...]
         while let dollar = rest.firstIndex(of: "$") {
-            out += rest[..<dollar]
+            out.append(contentsOf: rest[..<dollar])
             let after = rest.index(after: dollar)
             if after < rest.endIndex, rest[after] == "$" {
-                out += "$"
+                out.append("$")
                 rest = rest[rest.index(after: after)...]
                 continue
             }
             guard after < rest.endIndex, rest[after] == "{" else {
-                out += "$"
+                out.append("$")
                 rest = rest[after...]
                 continue
             }
@@ -65,30 +70,35 @@ public struct EnvironmentExpander: Sendable {
                 throw .malformed("unterminated \"${\" (write \"$$\" for a literal \"$\")")
             }
             let body = rest[rest.index(after: after)..<close]
-            let name: Substring
-            let fallback: Substring?
-            if let sep = body.range(of: ":-") {
-                name = body[..<sep.lowerBound]
-                fallback = body[sep.upperBound...]
-            } else {
-                name = body
-                fallback = nil
-            }
+            let (name, fallback) = Self.split(body)
             guard Self.isValidName(name) else {
-                throw .malformed("\"${\(body)}\" is not a variable reference; names are [A-Za-z_][A-Za-z0-9_]*")
+                throw .malformed("\"${\(Substring(body))}\" is not a variable reference; names are [A-Za-z_][A-Za-z0-9_]*")
             }
             if let value = environment[String(name)], !(fallback != nil && value.isEmpty) {
-                out += value
+                out.append(contentsOf: value.unicodeScalars)
                 visit(name, value)
             } else if let fallback {
-                out += fallback
+                out.append(contentsOf: fallback.unicodeScalars)
             } else {
                 throw .unset(String(name))
             }
             rest = rest[rest.index(after: close)...]
         }
-        out += rest
-        return out
+        out.append(contentsOf: rest)
+        return String(out)
+    }
+
+    /// `NAME:-default` -> (`NAME`, `default`); `NAME` -> (`NAME`, nil). At the first `:-`.
+    private static func split(_ body: Substring.UnicodeScalarView) -> (name: Substring, fallback: Substring?) {
+        var i = body.startIndex
+        while i < body.endIndex {
+            let next = body.index(after: i)
+            if body[i] == ":", next < body.endIndex, body[next] == "-" {
+                return (Substring(body[..<i]), Substring(body[body.index(after: next)...]))
+            }
+            i = next
+        }
+        return (Substring(body), nil)
     }
 
     /// True for a POSIX-style environment variable name.

@@ -7,14 +7,17 @@ struct Glob: Sendable {
         tokens = Token.parse(Array(pattern.utf8)[...])
     }
 
-    static func isPattern(_ text: String) -> Bool {
-        text.contains("*") || text.contains("?")
+    /// Whether `text` has a `*` or `?`. By bytes, as the pattern is read: by Characters a
+    /// `*` that a neighbour joins into one (after U+0600, before a combining accent) was
+    /// missed, and the pattern taken for a file name.
+    static func isPattern(_ text: some StringProtocol) -> Bool {
+        text.utf8.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }
     }
 
     /// The folder before the first wildcard component: `/out/logs/*/x` -> `/out/logs`.
     static func fixedFolder(of pattern: String) -> String {
         pattern.split(separator: "/", omittingEmptySubsequences: false)
-            .prefix { !$0.contains("*") && !$0.contains("?") }.joined(separator: "/")
+            .prefix { !isPattern($0) }.joined(separator: "/")
     }
 
     func matches(_ path: String) -> Bool {
