@@ -649,6 +649,26 @@ struct ExecutorTests {
         #expect(t.transport.requests.isEmpty)
     }
 
+    /// An FTP login goes as lines of text (`USER`, `PASS`): a password holding `\r\n` gave
+    /// the server what follows as a command of its own. Refused over FTP, naming the
+    /// variable; over HTTP, Basic credentials are base64-encoded and go as they are.
+    @Test func anFTPLoginWithALineBreakIsNotSentButHTTPBasicCarriesIt() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let environment = ["U": "me", "P": "pw\r\nDELE important"]
+        let basic = #", "auth": {"basic": {"userEnv": "U", "passwordEnv": "P"}}"#
+        t.transport.script("https://x.org/b", [.body(Array("ok".utf8))])
+        let plan = try t.plan(jobs: E.download("a", "ftp://x.org/a", inner: basic) + "," + E.download("b", "https://x.org/b", inner: basic),
+                              environment: environment)
+        #expect(plan.jobs[0].warnings.contains("environment variable P holds a line break or another control character here, which an FTP login cannot carry"))
+        #expect(!plan.jobs[1].warnings.contains { $0.contains("line break") })
+        let result = await t.run(plan, environment: environment)
+        #expect(result.job("a")?.lifecycle.reason == "bad-secret: environment variable P holds a line break or another control character, "
+            + "which an FTP login cannot carry (a trailing newline, from a file or `echo`?)")
+        #expect(result.state("b") == .succeeded)
+        #expect(t.transport.requests.map(\.url) == ["https://x.org/b"])
+    }
+
     /// A CI system passes a secret it withholds (a fork's pull request) as an empty string:
     /// that is a missing secret too, not a request with an empty token. A Basic password
     /// may be empty (an API key as the user name).

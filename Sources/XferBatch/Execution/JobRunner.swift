@@ -84,7 +84,7 @@ struct JobRunner: Sendable {
         options.clientKey = t.clientKey
         if let name = t.keyPassphraseEnv { options.clientKeyPassphrase = try secrets.value(name) }
         let headers = try secrets.headers(t.headers)
-        var request = TransferRequest(url: url.string, headers: headers.all, auth: try secrets.auth(t.auth), options: options)
+        var request = TransferRequest(url: url.string, headers: headers.all, auth: try secrets.auth(t.auth, for: url), options: options)
         request.originBoundHeaders = headers.secret
         request.secretTexts = url.secretTexts
         return request

@@ -26,18 +26,34 @@ struct SecretResolver: Sendable {
     /// control character is refused, naming the variable (never the value). Most often a
     /// trailing newline, kept when the secret was stored from a file or from `echo`.
     func headerValue(_ name: String) throws(JobFailure) -> String {
-        let value = try value(name)
+        try lineValue(name, carriedBy: "a header")
+    }
+
+    /// The variable's value, to be sent inside a line of text (`carrier`: "a header", "an
+    /// FTP login"), which a line break in it would end early; refused as `headerValue` says.
+    private func lineValue(_ name: String, mayBeEmpty: Bool = false, carriedBy carrier: String) throws(JobFailure) -> String {
+        let value = try value(name, mayBeEmpty: mayBeEmpty)
         guard HeaderText.canCarry(value) else {
             throw JobFailure(kind: .permanent, code: "bad-secret",
-                             message: "environment variable \(name) holds a line break or another control character, which a header cannot carry "
+                             message: "environment variable \(name) holds a line break or another control character, which \(carrier) cannot carry "
                                  + "(a trailing newline, from a file or `echo`?)")
         }
         return value
     }
 
-    func auth(_ auth: Auth?) throws(JobFailure) -> TransferRequest.Auth {
+    /// The credentials `auth` names, for a transfer to `url`.
+    ///
+    /// An FTP login is sent as lines of text on the control connection (`USER name`, `PASS
+    /// secret`), and libcurl sends what it is given: a password ending in `\r\nDELE x`
+    /// gave the server a `DELE x` command of its own (seen with a server logging its
+    /// commands). So over FTP the user and password are held to a header's rule. Over
+    /// HTTP, Basic credentials travel base64-encoded, and an SFTP login is binary.
+    func auth(_ auth: Auth?, for url: TransferURL) throws(JobFailure) -> TransferRequest.Auth {
         switch auth {
         case nil: return .none
+        case .basic(let userEnv, let passwordEnv) where url.isFTP:
+            return .basic(user: try lineValue(userEnv, carriedBy: "an FTP login"),
+                          password: try lineValue(passwordEnv, mayBeEmpty: true, carriedBy: "an FTP login"))
         case .basic(let userEnv, let passwordEnv): return .basic(user: try value(userEnv), password: try value(passwordEnv, mayBeEmpty: true))
         case .bearer(let tokenEnv): return .bearer(token: try headerValue(tokenEnv))
         case .netrc: return .netrc(file: nil)

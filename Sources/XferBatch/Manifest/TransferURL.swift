@@ -119,6 +119,9 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
     /// and a missing folder is refused in the server's own words.
     public var isFTPOrSFTP: Bool { scheme == "ftp" || scheme == "ftps" || scheme == "sftp" }
 
+    /// FTP, with or without TLS: its login goes as lines of text (`USER`, `PASS`).
+    public var isFTP: Bool { scheme == "ftp" || scheme == "ftps" }
+
     /// This URL with `values`, secrets `${VAR}` expansion put into it (see
     /// `EnvironmentExpander.expandNotingSecrets`), hidden by `redacted`: a token in a
     /// webhook's path is as secret as one in its query.

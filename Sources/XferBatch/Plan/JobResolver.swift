@@ -185,6 +185,11 @@ struct JobResolver {
     }
 
     private mutating func checkCredentials(_ t: EffectiveTransfer, url: TransferURL) {
+        if url.isFTP, case .basic(let user, let password) = t.auth {
+            for name in [user, password] where environment[name].map({ !HeaderText.canCarry($0) }) ?? false {
+                warnings.append("environment variable \(name) holds a line break or another control character here, which an FTP login cannot carry")
+            }
+        }
         let secretHeader = t.headers.contains { if case .environment = $0.value { true } else { false } }
         let clear = url.scheme == "http" || (url.scheme == "ftp" && !t.explicitFTPS)
         guard clear, t.auth != nil || secretHeader else { return }
