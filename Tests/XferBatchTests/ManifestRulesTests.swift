@@ -189,6 +189,17 @@ struct ManifestRulesTests {
         #expect(lines.contains { $0.contains("headers.X-A: a header value must not contain line breaks or other control characters") }, "\(lines)")
     }
 
+    /// A content type goes into a header too (the request's, or a multipart part's):
+    /// libcurl sent `text/plain\r\nX-Injected: 1` as two headers.
+    @Test(arguments: [(#"{"from": "f.txt", "contentType": "text/plain\r\nX-Injected: 1"}"#, "upload.contentType"),
+                      (#"{"multipart": {"files": [{"field": "f", "path": "f.txt", "contentType": "text/plain\nX: 1"}]}}"#,
+                       "upload.multipart.files[0].contentType")])
+    func aContentTypeWithALineBreakIsRefused(upload: String, path: String) {
+        let job = #"{"id": "a", "upload": {"url": "https://x.org/up", "#
+        let lines = M.problems(M.manifest(jobs: job + upload.dropFirst() + "}"))
+        #expect(lines.contains { $0.contains("\(path): must not contain line breaks or other control characters: it is sent in a header") }, "\(lines)")
+    }
+
     @Test func aHeaderValueMayHoldTabsAndTextBeyondASCII() throws {
         let plan = try M.plan(M.manifest(jobs: #"{"id": "a", "download": {"url": "https://x.org/f", "headers": {"X-A": "a\tcafé b"}}}"#))
         #expect(plan.jobs[0].transfer?.headers == [Header(name: "X-A", value: .literal("a\tcafé b"))])

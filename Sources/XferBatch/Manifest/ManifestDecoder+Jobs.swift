@@ -110,7 +110,7 @@ extension ManifestDecoder {
         guard let m = members(of: node, allowed: Self.uploadKeys) else { return nil }
         let url = field(m, "url", required: true) { self.url($0) }
         let method = field(m, "method") { oneOf($0, UploadMethod.self) } ?? .put
-        let contentType = field(m, "contentType") { nonEmptyString($0) }
+        let contentType = field(m, "contentType") { headerText($0) }
         let createDirs = field(m, "createMissingDirs") { bool($0) } ?? false
         let idempotent = field(m, "idempotent") { bool($0) } ?? false
         if idempotent, method != .post {
@@ -173,12 +173,24 @@ extension ManifestDecoder {
         return MultipartForm(fields: fields, files: files)
     }
 
+    /// Text sent inside a header line (a content type): non-empty, and no line break or
+    /// other control character, which libcurl would send as it is: the rest of the value
+    /// became a header of its own (`text/plain\r\nX-Injected: 1`).
+    func headerText(_ node: JSONNode) -> String? {
+        guard let s = nonEmptyString(node) else { return nil }
+        guard HeaderText.canCarry(s) else {
+            report("must not contain line breaks or other control characters: it is sent in a header", at: node.offset)
+            return nil
+        }
+        return s
+    }
+
     func decodeMultipartFile(_ node: JSONNode) -> MultipartForm.File? {
         guard let m = members(of: node, allowed: Self.multipartFileKeys) else { return nil }
         let name = field(m, "field", required: true) { nonEmptyString($0) }
         let path = field(m, "path", required: true) { nonEmptyString($0) }
         let filename = field(m, "filename") { nonEmptyString($0) }
-        let type = field(m, "contentType") { nonEmptyString($0) }
+        let type = field(m, "contentType") { headerText($0) }
         guard let name, let path else { return nil }
         return MultipartForm.File(field: name, path: path, filename: filename, contentType: type)
     }
