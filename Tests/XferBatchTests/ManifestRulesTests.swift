@@ -200,6 +200,14 @@ struct ManifestRulesTests {
         #expect(lines.contains { $0.contains("\(path): must not contain line breaks or other control characters: it is sent in a header") }, "\(lines)")
     }
 
+    /// Headers the run sets itself: a `Range` of the manifest's had nginx answer 206 with
+    /// the first 100 bytes, stored as the whole file.
+    @Test(arguments: ["Range", "if-range", "If-None-Match", "If-Modified-Since", "Content-Length", "Transfer-Encoding"])
+    func aHeaderTheRunSetsItselfIsRefused(name: String) {
+        let lines = M.problems(M.manifest(jobs: #"{"id": "a", "download": {"url": "https://x.org/f", "headers": {"\#(name)": "bytes=0-99"}}}"#))
+        #expect(lines.contains { $0.contains("headers.\(name): a \(name) header cannot be set: ") }, "\(lines)")
+    }
+
     @Test func aHeaderValueMayHoldTabsAndTextBeyondASCII() throws {
         let plan = try M.plan(M.manifest(jobs: #"{"id": "a", "download": {"url": "https://x.org/f", "headers": {"X-A": "a\tcafé b"}}}"#))
         #expect(plan.jobs[0].transfer?.headers == [Header(name: "X-A", value: .literal("a\tcafé b"))])

@@ -11,6 +11,19 @@ extension ManifestDecoder {
     /// Header names whose literal value would be a secret in the manifest.
     static let secretHeaderNames: Set<String> = ["authorization", "proxy-authorization", "cookie"]
 
+    /// Headers a run sets itself (lower-case names), and why one from the manifest is refused.
+    /// A `Range` of its own made a download of a server that honours it (nginx) store its
+    /// first 100 bytes, a 206, as the whole file, recorded done; a `Content-Length` on an
+    /// upload would make the server read the body as another request.
+    static let runsOwnHeaders: [String: String] = [
+        "range": "it is the run's own, to continue a partial download",
+        "if-range": "it is the run's own, to continue a partial download",
+        "if-none-match": "it is the run's own: \"refresh\": \"conditional\" sends it from what the last download recorded",
+        "if-modified-since": "it is the run's own: \"refresh\": \"conditional\" sends it from what the last download recorded",
+        "content-length": "libcurl frames the body: another length would make the server read it wrong",
+        "transfer-encoding": "libcurl frames the body: another framing would make the server read it wrong",
+    ]
+
     /// Transfer settings standing in `defaults` (a whole object).
     func decodeTransferSettings(_ node: JSONNode, allowed: KeySet) -> TransferSettings? {
         guard let m = members(of: node, allowed: allowed) else { return nil }
@@ -77,6 +90,10 @@ extension ManifestDecoder {
             within(member.key) {
                 guard Self.isToken(member.key) else {
                     report("\"\(member.key)\" is not a valid header name", at: member.keyOffset)
+                    return
+                }
+                if let why = Self.runsOwnHeaders[member.key.lowercased()] {
+                    report("a \(member.key) header cannot be set: \(why)", at: member.keyOffset)
                     return
                 }
                 switch member.value.value {
