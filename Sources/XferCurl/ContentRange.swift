@@ -1,14 +1,21 @@
 /// Reading a `Content-Range` header (RFC 9110 §14.4): `bytes FIRST-LAST/LENGTH`, or
 /// `bytes */LENGTH` in a 416 answer.
-enum ContentRange {
+public enum ContentRange {
     /// FIRST of `bytes FIRST-LAST/LENGTH`: where a 206 body starts.
-    static func start(of header: String) -> Int64? {
+    public static func start(of header: String) -> Int64? {
         guard let spec = spec(header), let dash = spec.firstIndex(of: "-") else { return nil }
         return Int64(spec[..<dash].trimming(" "))
     }
 
+    /// LAST of `bytes FIRST-LAST/LENGTH`: the body's last byte (inclusive).
+    public static func end(of header: String) -> Int64? {
+        guard let spec = spec(header), let dash = spec.firstIndex(of: "-") else { return nil }
+        let rest = spec[spec.index(after: dash)...]
+        return Int64((rest.firstIndex(of: "/").map { rest[..<$0] } ?? rest).trimming(" "))
+    }
+
     /// LENGTH, the whole entity's size; nil when the server wrote `*` (unknown).
-    static func completeLength(of header: String) -> Int64? {
+    public static func completeLength(of header: String) -> Int64? {
         guard let spec = spec(header), let slash = spec.firstIndex(of: "/") else { return nil }
         return Int64(spec[spec.index(after: slash)...].trimming(" "))
     }

@@ -117,18 +117,16 @@ extension EasyTransfer {
             return false
         }
         writesToFile = true
-        guard let from = request.resumeFrom, from > 0 else { return true }
+        guard let from = request.resumeFrom, from > 0 else {
+            // A part to a request for the whole file (a cache or proxy that mishandles ranges).
+            return isHTTP && status == 206 ? acceptPart(startingAt: 0) : true
+        }
         if !isHTTP {
             resumed = true  // FTP REST / SFTP seek / file offset: libcurl fails if it cannot
             return true
         }
         if status == 206 {
-            // Only bytes that continue exactly where we stopped may be appended.
-            guard let range = responseHeaders["content-range"], ContentRange.start(of: range) == from else {
-                localFailure = TransferError(kind: .permanent, code: TransferError.badContentRange,
-                                             message: "asked for bytes from \(from), got \(responseHeaders["content-range"] ?? "no Content-Range")")
-                return false
-            }
+            guard acceptPart(startingAt: from) else { return false }
             resumed = true
             return true
         }
@@ -138,6 +136,32 @@ extension EasyTransfer {
             return false
         }
         writeOffset = 0
+        return true
+    }
+
+    /// Whether a 206's body may be written at `offset`: only bytes that start exactly there
+    /// (another start would splice two parts of the file at the wrong place), and only as
+    /// many as the range says. A part that ends before the file does is written, and
+    /// noted (`partEndsShort`): it was recorded as the whole file, done, when nginx answered
+    /// a manifest's own `Range` header, or a server sent a resumed file's rest in pieces.
+    private func acceptPart(startingAt offset: Int64) -> Bool {
+        let range = responseHeaders["content-range"]
+        let length = responseHeaders["content-length"].flatMap { Int64($0) }
+        guard let range, ContentRange.start(of: range) == offset, let end = ContentRange.end(of: range), end >= offset,
+              length.map({ $0 == end - offset + 1 }) ?? true else {
+            let asked = offset > 0 ? "asked for bytes from \(offset)" : "asked for the whole file"
+            let got = range.map { "got \($0)" + (length.map { " with a Content-Length of \($0)" } ?? "") } ?? "got no Content-Range"
+            localFailure = TransferError(kind: .permanent, code: TransferError.badContentRange, message: "\(asked), \(got)")
+            return false
+        }
+        if let whole = ContentRange.completeLength(of: range), end + 1 != whole {
+            guard end + 1 < whole else {
+                localFailure = TransferError(kind: .permanent, code: TransferError.badContentRange,
+                                             message: "got \(range), which ends past the file's length")
+                return false
+            }
+            partEndsShort = (end + 1, whole)
+        }
         return true
     }
 

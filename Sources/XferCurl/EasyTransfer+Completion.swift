@@ -43,6 +43,10 @@ extension EasyTransfer {
             return .failure(TransferError(kind: TransferError.kind(ofHTTPStatus: status), code: "HTTP \(status)", message: reason,
                                           httpStatus: status, retryAfter: retryAfter, responseBody: captured))
         }
+        if writesToFile, let (end, length) = partEndsShort {
+            return .failure(TransferError(kind: .transient, code: TransferError.partOfTheFile,
+                                          message: "the server sent the file up to byte \(end) of \(length) (206 Partial Content); the rest is asked for next"))
+        }
         return .success(TransferOutcome(status: status, headers: isHTTP ? responseHeaders : headersForResponse(), bytesTransferred: transferredBytes(),
                                         effectiveURL: effectiveURL(), timings: timings(), resumed: resumed,
                                         body: writesToFile ? [] : captured))

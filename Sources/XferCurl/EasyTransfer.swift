@@ -65,6 +65,9 @@ final class EasyTransfer: @unchecked Sendable {
     /// that loop, which keeps the engine alive, and costs a small file nothing.
     unowned(unsafe) var engine: TransferEngine?
     var resumed = false
+    /// HTTP: a 206 whose part ends before the file does, and the file's length (see
+    /// `acceptPart`): the transfer then ends as an incomplete one.
+    var partEndsShort: (end: Int64, length: Int64)?
     /// FTP/SFTP/file: the file still has the time `ifModifiedSince` names, so its body was
     /// refused at the first byte and the outcome is a 304 (see `EasyTransfer+RemoteFileTime`).
     var notModified = false

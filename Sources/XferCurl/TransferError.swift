@@ -50,6 +50,12 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     /// mishandles ranges. Nothing of that body is written.
     public static let badContentRange = "bad-content-range"
 
+    /// The code of an HTTP download answered 206 with a part that ends before the file
+    /// does (`Content-Range: bytes 0-99/1000`): a server or proxy that sends a file in
+    /// parts, or answers a request for all of it with a part. The bytes are the file's, and
+    /// stay in the partial for the next attempt to continue; the file is not complete.
+    public static let partOfTheFile = "part-of-the-file"
+
     /// The code of an FTP connection the server refused with 421 before the login: too many
     /// connections from this address (vsftpd's `max_per_ip`, pure-ftpd's `-C`), or the
     /// server closing down. libcurl reports it as a timeout ("We got a 421 - timeout").

@@ -237,6 +237,30 @@ struct StateCommandTests {
         #expect(FileManager.default.contents(atPath: scratch.path("out/big.bin"))?.count == 2 << 20)
     }
 
+    /// A server that answers a request for the whole file with a part of it (206, `bytes
+    /// 0-1499999/2097152`): the part was recorded as the whole file, done. Now it is kept
+    /// as a partial, the job fails saying how far it got, and the next run asks for the rest.
+    @Test func aPartOfTheFileIsKeptAsAPartialAndTheNextRunAsksForTheRest() async throws {
+        let scratch = try RunCommandTests.Scratch()
+        let server = try await FixtureServer.start()
+        let content = (0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        server.addFile("big.bin", content)
+        let part = 1_500_000
+        server.script("/files/big.bin", [.untrueHeaders(206, headers: ["Content-Range": "bytes 0-\(part - 1)/\(content.count)", "Content-Length": "\(part)",
+                                                                   "ETag": FixtureFile(bytes: content).etag], body: Array(content[..<part]))])
+        try Self.manifest(scratch, jobs: [Self.bigJob(server, to: "big.bin")])
+        let failed = try await CommandRunner.run(["run", scratch.path("m.json"), "-q"])
+        #expect(failed.status == 1)
+        #expect(failed.stdout.contains("failed  big: part-of-the-file: the server sent the file up to byte 1500000 of 2097152 (206 Partial Content)"),
+                "\(failed.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/big.bin")))
+        let again = try await CommandRunner.run(["run", scratch.path("m.json"), "-q"])
+        await server.stop()
+        #expect(again.status == 0, "\(again.stdout)")
+        #expect(server.requests(to: "/files/big.bin").map { $0.header("Range") } == [nil, "bytes=\(part)-"])
+        #expect(FileManager.default.contents(atPath: scratch.path("out/big.bin")) == Data(content))
+    }
+
     @Test func aJobTakenOutOfTheManifestIsListedByStatusAndResetStaleDeletesItsPartial() async throws {
         let scratch = try RunCommandTests.Scratch()
         let partial = try await Self.takeOutAJobWithAPartial(scratch)

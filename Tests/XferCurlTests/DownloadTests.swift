@@ -177,6 +177,52 @@ struct DownloadTests {
         }
     }
 
+    /// A 206 to a request for the whole file (a cache or proxy that mishandles ranges, or
+    /// nginx answering a `Range` header of the caller's): its bytes are the file's first
+    /// ones, written, but the transfer is not the whole file, and says how far it got.
+    @Test func aPartAnsweringARequestForTheWholeFileIsNoWholeFile() async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(1000)
+            t.server.script("/files/p.bin", [.untrueHeaders(206, headers: ["Content-Range": "bytes 0-99/1000", "Content-Length": "100"],
+                                                            body: Array(content[..<100]))])
+            let (result, bytes) = try await t.download("/files/p.bin")
+            #expect(result.failure?.code == TransferError.partOfTheFile)
+            #expect(result.failure?.isTransient == true)
+            #expect(result.failure?.message == "the server sent the file up to byte 100 of 1000 (206 Partial Content); the rest is asked for next")
+            #expect(bytes == Array(content[..<100]))
+        }
+    }
+
+    /// A resumed download whose rest comes in a part that ends before the file does: the
+    /// part is appended, and the transfer ends as an incomplete one, for the next attempt
+    /// to continue where the part ended.
+    @Test func aResumedPartEndingBeforeTheFileIsAppendedButNotComplete() async throws {
+        try await EngineTesting.with { t in
+            let content = EngineTesting.bytes(50_000)
+            t.server.script("/files/p.bin", [.untrueHeaders(206, headers: ["Content-Range": "bytes 10000-10099/50000", "Content-Length": "100"],
+                                                            body: Array(content[10_000..<10_100]))])
+            let (result, bytes) = try await t.download("/files/p.bin", request: { $0.resumeFrom = 10_000 }, existing: Array(content[..<10_000]))
+            #expect(result.failure?.code == TransferError.partOfTheFile)
+            #expect(bytes == Array(content[..<10_100]))
+        }
+    }
+
+    /// A part whose Content-Length is not its range's, or whose range ends past the file:
+    /// which bytes are which cannot be told, so none is written.
+    @Test(arguments: [("bytes 0-99/1000", "200", "asked for the whole file, got bytes 0-99/1000 with a Content-Length of 200"),
+                      ("bytes 0-199/100", "200", "got bytes 0-199/100, which ends past the file's length"),
+                      ("bytes 100-199/1000", "100", "asked for the whole file, got bytes 100-199/1000 with a Content-Length of 100")])
+    func aPartThatContradictsItselfIsNotWritten(range: String, length: String, message: String) async throws {
+        try await EngineTesting.with { t in
+            t.server.script("/files/p.bin", [.untrueHeaders(206, headers: ["Content-Range": range, "Content-Length": length],
+                                                            body: EngineTesting.bytes(Int(length)!))])
+            let (result, bytes) = try await t.download("/files/p.bin")
+            #expect(result.failure?.code == TransferError.badContentRange)
+            #expect(result.failure?.message == message)
+            #expect(bytes.isEmpty)
+        }
+    }
+
     @Test func aChangedEntityArrivesWholeInsteadOfBeingAppended() async throws {
         try await EngineTesting.with { t in
             let old = EngineTesting.bytes(20_000, seed: 1)

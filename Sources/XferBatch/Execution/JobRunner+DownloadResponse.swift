@@ -26,8 +26,11 @@ extension JobRunner {
             // The server's word: a length past any disk (or 64 bits, once the resume's
             // `offset` is added) must fail the download, not trap.
             let length = headers["content-length"].flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil }
-            // The whole file's size: a 206's length counts after `offset`.
-            let whole = length.map { status == 206 ? offset.addingSaturating($0) : $0 }
+            // The whole file's size: a 206's is in its Content-Range, or else its length
+            // counts after `offset` (a part ending short is no whole file: the engine says so).
+            let whole = status == 206
+                ? headers["content-range"].flatMap(ContentRange.completeLength) ?? length.map { offset.addingSaturating($0) }
+                : length
             // The manifest's `size` against the length the server announces, before the
             // body: another attempt would fetch the same wrong file again (each of them
             // whole), so it fails at once, and the partial of another length goes.
