@@ -746,6 +746,23 @@ struct ExecutorTests {
         #expect(result.job("pic")?.result?.destination == t.folder.path + "/in/功.png")
     }
 
+    /// A server may not name the file as another download's partial (`b.bin.xferpart`),
+    /// which that download would cut and write into: the URL names it instead.
+    @Test func aServerNamingTheFileLikeAPartialIsNotFollowed() async throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        t.transport.script("https://x.org/dl/report.csv", [.body([1], headers: ["content-disposition": #"attachment; filename="b.bin.xferpart""#])])
+        t.transport.script("https://x.org/b.bin", [.body([2])])
+        let plan = try t.plan(jobs: E.download("a", "https://x.org/dl/report.csv", to: "in/") + ","
+                              + E.download("b", "https://x.org/b.bin", to: "in/b.bin", extra: #", "dependsOn": ["a"]"#))
+        let result = await t.run(plan)
+        #expect(result.job("a")?.result?.destination == t.folder.path + "/in/report.csv")
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/in/report.csv") == Data([1]))
+        #expect(FileManager.default.contents(atPath: t.folder.path + "/in/b.bin") == Data([2]))
+        #expect(FileNaming.sanitize("x.xferpart") == nil)
+        #expect(FileNaming.name(contentDisposition: nil, finalURL: "https://x.org/x.xferpart", jobID: "j") == "j")
+    }
+
     /// A server's name never makes a hidden file: " .bashrc" lost its space and kept its dot.
     @Test func aServersFileNameLosesLeadingDotsBehindSpaces() {
         let names = [#"attachment; filename=" .bashrc""#, #"attachment; filename="\#t. .htaccess ""#, "attachment; filename*=UTF-8''%20..profile"]

@@ -208,6 +208,18 @@ struct ManifestRulesTests {
         #expect(lines.contains { $0.contains("headers.\(name): a \(name) header cannot be set: ") }, "\(lines)")
     }
 
+    /// Names ending in `.xferpart` are those of files in progress: a download to
+    /// `b.bin.xferpart` was cut and overwritten by the job downloading `b.bin`, and that
+    /// job's bytes went into place under its name.
+    @Test(arguments: [(#"{"id": "a", "download": {"url": "https://x.org/f", "to": "b.bin.xferpart"}}"#, "jobs[0].download.to"),
+                      (#"{"id": "a", "archive": {"from": ["f"], "to": "all.tar.xferpart"}}"#, "jobs[0].archive.to"),
+                      (#"{"id": "a", "extract": {"from": "x", "to": "dir.xferpart/"}}"#, "jobs[0].extract.to"),
+                      (#"{"id": "a", "download": {"url": "https://x.org/f", "to": "d.xferpart/f"}}"#, "jobs[0].download.to")])
+    func aDestinationNamedLikeAFileInProgressIsRefused(job: String, path: String) {
+        let lines = M.problems(M.manifest(jobs: job))
+        #expect(lines.contains { $0.contains("\(path): \"") && $0.contains("names ending in .xferpart are those of files in progress") }, "\(lines)")
+    }
+
     @Test func aHeaderValueMayHoldTabsAndTextBeyondASCII() throws {
         let plan = try M.plan(M.manifest(jobs: #"{"id": "a", "download": {"url": "https://x.org/f", "headers": {"X-A": "a\tcafé b"}}}"#))
         #expect(plan.jobs[0].transfer?.headers == [Header(name: "X-A", value: .literal("a\tcafé b"))])

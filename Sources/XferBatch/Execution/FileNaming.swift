@@ -4,7 +4,8 @@ import XferCurl
 ///
 /// RFC 6266: `filename*` (RFC 8187, `UTF-8''percent-encoded`) wins over `filename`; else
 /// the final URL's last path segment, percent-decoded; else the job id. The result is a
-/// plain base name: no separators, no `..`, no control characters, no leading dot.
+/// plain base name: no separators, no `..`, no control characters, no leading dot, and
+/// not a name of a file in progress (`*.xferpart`).
 public enum FileNaming {
     /// `secrets`: text of the URL that must not be shown (`TransferURL.secretTexts`); a
     /// last path segment holding some does not name the file.
@@ -56,7 +57,10 @@ public enum FileNaming {
         while let first = scalars.first, first == "." || isBlank(first) { scalars.removeFirst() }
         while let last = scalars.last, isBlank(last) { scalars.removeLast() }
         guard !scalars.isEmpty else { return nil }
-        return PathText.fittingName(String(String.UnicodeScalarView(scalars)))
+        // A name ending in `.xferpart` is that of another download's partial, which that
+        // download would cut and write into: not one a server may choose.
+        let name = PathText.fittingName(String(String.UnicodeScalarView(scalars)))
+        return PathText.isInProgress(name) ? nil : name
     }
 
     /// Splits on `;` outside quotes.

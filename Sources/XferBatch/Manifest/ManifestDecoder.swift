@@ -103,10 +103,18 @@ final class ManifestDecoder {
         return s
     }
 
-    /// A path xferbatch writes to: non-empty, and no name in it longer than the file
-    /// systems accept (`PathText.maxNameBytes`); caught here, not after the download.
+    /// A path xferbatch writes to: non-empty, no name in it longer than the file systems
+    /// accept (`PathText.maxNameBytes`; caught here, not after the download), and none
+    /// ending in `.xferpart`, the names of files in progress: a download to `b.bin.xferpart`
+    /// was cut and overwritten by the job downloading `b.bin`, whose partial it is, and
+    /// the other job's bytes were renamed into place as `b.bin`.
     func destinationPath(_ node: JSONNode) -> String? {
         guard let s = nonEmptyString(node) else { return nil }
+        if PathText.isInProgress(s) {
+            report("\"\(s)\": names ending in \(PathText.partialSuffix) are those of files in progress (partial downloads and archives, "
+                   + "extractions under way); choose another name", at: node.offset)
+            return nil
+        }
         guard PathText.longestNameBytes(s) > PathText.maxNameBytes else { return s }
         let long = s.split(separator: "/").first { $0.utf8.count > PathText.maxNameBytes } ?? Substring(s)
         report("the name \"\(long.prefix(24))…\" is \(long.utf8.count) bytes long; file systems accept at most \(PathText.maxNameBytes)", at: node.offset)
