@@ -147,15 +147,16 @@ extension EasyTransfer {
     private func acceptPart(startingAt offset: Int64) -> Bool {
         let range = responseHeaders["content-range"]
         let length = responseHeaders["content-length"].flatMap { Int64($0) }
+        // Compared without `+ 1`: LAST may be Int64.max, where adding one would trap.
         guard let range, ContentRange.start(of: range) == offset, let end = ContentRange.end(of: range), end >= offset,
-              length.map({ $0 == end - offset + 1 }) ?? true else {
+              length.map({ $0 > 0 && $0 - 1 == end - offset }) ?? true else {
             let asked = offset > 0 ? "asked for bytes from \(offset)" : "asked for the whole file"
             let got = range.map { "got \($0)" + (length.map { " with a Content-Length of \($0)" } ?? "") } ?? "got no Content-Range"
             localFailure = TransferError(kind: .permanent, code: TransferError.badContentRange, message: "\(asked), \(got)")
             return false
         }
-        if let whole = ContentRange.completeLength(of: range), end + 1 != whole {
-            guard end + 1 < whole else {
+        if let whole = ContentRange.completeLength(of: range), end != whole - 1 {
+            guard end < whole - 1 else {
                 localFailure = TransferError(kind: .permanent, code: TransferError.badContentRange,
                                              message: "got \(range), which ends past the file's length")
                 return false
