@@ -238,6 +238,21 @@ struct PlannerTests {
         #expect(JobFingerprint.of(moved.jobs[0]) != JobFingerprint.of(plan.jobs[0]))
     }
 
+    /// A URL taking a token from a secret variable (`?token=${API_TOKEN}`): a rotated
+    /// token is not an edited job (every file of a nightly sync was downloaded again), and
+    /// no hash of it is stored; another literal part of the URL is another job.
+    @Test func aTokenInAURLFromTheEnvironmentIsNotPartOfTheFingerprint() throws {
+        func job(_ path: String, _ token: String, upload: Bool = false) throws -> PlannedJob {
+            let url = "https://x.org/\(path)?token=${API_TOKEN}"
+            let job = upload ? #"{"id": "a", "upload": {"from": "/etc/hostname", "url": "\#(url)"}}"#
+                : #"{"id": "a", "download": {"url": "\#(url)", "to": "f"}}"#
+            return try M.plan(M.manifest(jobs: job), environment: ["API_TOKEN": token]).jobs[0]
+        }
+        #expect(JobFingerprint.of(try job("f", "one")) == JobFingerprint.of(try job("f", "two")))
+        #expect(JobFingerprint.of(try job("f", "one")) != JobFingerprint.of(try job("g", "one")))
+        #expect(JobFingerprint.of(try job("f", "one", upload: true)) == JobFingerprint.of(try job("f", "two", upload: true)))
+    }
+
     /// `~/` means the home folder wherever a path is written, as in a shell: before, an
     /// `outputDir` of `~/mirror` was a folder named `~` beside the manifest.
     @Test func tildeMeansHomeInOutputDirAndEveryPath() throws {

@@ -10,12 +10,14 @@ public enum JobFingerprint {
         parts.add(job.kind.rawValue)
         switch job.action {
         case .download(let d):
-            parts.add(d.url.string)
+            // A token a URL takes from the environment is left out, as a header's is: a
+            // rotated one re-downloaded every file of a nightly sync.
+            parts.add(d.url.withoutSecretTexts)
             parts.add(d.to)
             parts.add(d.sha256 ?? "")
             parts.add(d.size.map(String.init) ?? "")
         case .upload(let u):
-            parts += [u.url.string, u.method.rawValue, u.contentType ?? ""]
+            parts += [u.url.withoutSecretTexts, u.method.rawValue, u.contentType ?? ""]
             switch u.body {
             case .file(let path): parts += ["file:" + path]
             case .multipart(let form):

@@ -152,6 +152,13 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         return Self.redactingQueryValues(of: shown)
     }
 
+    /// `string` with the text from secret variables replaced by `REDACTED` (but for the
+    /// query values `redacted` hides too): what a job's fingerprint holds, so that a token
+    /// rotated in the environment is not an edited job, and no hash of it is stored.
+    public var withoutSecretTexts: String {
+        secretTexts.isEmpty ? string : maskingSecretTexts()
+    }
+
     /// `string` with each occurrence of a secret text replaced by `REDACTED`, never before
     /// the path (a whole URL from one variable keeps its scheme and host).
     private func maskingSecretTexts() -> String {
