@@ -220,6 +220,20 @@ struct ManifestRulesTests {
         #expect(lines.contains { $0.contains("\(path): \"") && $0.contains("names ending in .xferpart are those of files in progress") }, "\(lines)")
     }
 
+    /// An archive's prefix may not lead its entries out of the archive's folder: `../`
+    /// made `../a.txt`, which an extraction refuses, or a careless tool writes outside.
+    @Test(arguments: ["../", "/abs/", "a/../../", "..", "x/.."])
+    func anArchivePrefixLeavingItsFolderIsRefused(prefix: String) {
+        let lines = M.problems(M.manifest(jobs: #"{"id": "z", "archive": {"from": ["f"], "to": "z.tar", "prefix": "\#(prefix)"}}"#))
+        #expect(lines.contains { $0.contains("jobs[0].archive.prefix: \"\(prefix)\" would name entries outside the archive's folder") }, "\(lines)")
+    }
+
+    @Test func anArchivePrefixMayNameFoldersAndDotsInNames() throws {
+        let plan = try M.plan(M.manifest(jobs: #"{"id": "z", "archive": {"from": ["f"], "to": "z.tar", "prefix": "bundle..v1/./x/"}}"#))
+        guard case .archive(let a) = plan.jobs[0].action else { Issue.record("not an archive"); return }
+        #expect(a.prefix == "bundle..v1/./x/")
+    }
+
     @Test func aHeaderValueMayHoldTabsAndTextBeyondASCII() throws {
         let plan = try M.plan(M.manifest(jobs: #"{"id": "a", "download": {"url": "https://x.org/f", "headers": {"X-A": "a\tcafé b"}}}"#))
         #expect(plan.jobs[0].transfer?.headers == [Header(name: "X-A", value: .literal("a\tcafé b"))])

@@ -12,7 +12,7 @@ extension ManifestDecoder {
         let to = field(m, "to", required: true) { destinationPath($0) }
         var format = field(m, "format") { oneOf($0, ArchiveFormat.self) }
         let level = field(m, "level") { int($0, in: 0...22) }
-        let prefix = field(m, "prefix") { string($0) } ?? ""
+        let prefix = field(m, "prefix") { archivePrefix($0) } ?? ""
         let reproducible = field(m, "reproducible") { bool($0) } ?? false
         let removeSources = field(m, "removeSources") { bool($0) } ?? false
         if format == nil, let to {
@@ -24,6 +24,19 @@ extension ManifestDecoder {
         guard let from, let to, let format else { return nil }
         return Archive(from: from, to: to, format: format, level: level, prefix: prefix,
                        reproducible: reproducible, removeSources: removeSources)
+    }
+
+    /// The folder an archive's entries are named under: relative, and no `..` in it. A
+    /// prefix of `../` or `/abs/` made entries (`../a.txt`) that an extraction refuses, or
+    /// writes outside its folder with a tool that does not check (zip-slip).
+    func archivePrefix(_ node: JSONNode) -> String? {
+        guard let s = string(node) else { return nil }
+        if s.hasPrefix("/") || s.split(separator: "/", omittingEmptySubsequences: false).contains("..") {
+            report("\"\(s)\" would name entries outside the archive's folder (a leading / or a .. in it): "
+                   + "extracting them writes elsewhere, or is refused", at: node.offset)
+            return nil
+        }
+        return s
     }
 
     func decodeExtract(_ node: JSONNode) -> Extract? {
