@@ -31,7 +31,9 @@ extension ManifestDecoder {
     /// writes outside its folder with a tool that does not check (zip-slip).
     func archivePrefix(_ node: JSONNode) -> String? {
         guard let s = string(node) else { return nil }
-        if s.hasPrefix("/") || s.split(separator: "/", omittingEmptySubsequences: false).contains("..") {
+        // By bytes: by Characters, `/` joined to a mark after it (or `..` behind U+0600) hid.
+        let slash = UInt8(ascii: "/")
+        if s.utf8.first == slash || s.utf8.split(separator: slash, omittingEmptySubsequences: false).contains(where: { $0.elementsEqual("..".utf8) }) {
             report("\"\(s)\" would name entries outside the archive's folder (a leading / or a .. in it): "
                    + "extracting them writes elsewhere, or is refused", at: node.offset)
             return nil
