@@ -1,6 +1,7 @@
+import CCurl
 import Foundation
 import Testing
-import XferCurl
+@testable import XferCurl
 import XferFixtures
 
 @Suite("Engine: failure classes")
@@ -14,6 +15,16 @@ struct FailureClassificationTests {
             #expect(result.failure?.kind == kind)
             #expect(result.failure?.httpStatus == status)
         }
+    }
+
+    /// A failure's code is a name a report's reader can look up: an FTP server's bad PASV
+    /// reply read `CURLcode 13`. Every code retried, or blamed on this machine, has one.
+    @Test func everyCodeRetriedOrLocalHasItsName() {
+        for raw in UInt32(1)...99 where TransferError.kind(of: CURLcode(rawValue: raw), ftpReply: 0) != .permanent {
+            #expect(TransferError.name(of: CURLcode(rawValue: raw)).hasPrefix("CURLE_"), "code \(raw)")
+        }
+        #expect(TransferError.name(of: CURLE_FTP_WEIRD_PASV_REPLY) == "CURLE_FTP_WEIRD_PASV_REPLY")
+        #expect(TransferError.name(of: CURLE_REMOTE_DISK_FULL) == "CURLE_REMOTE_DISK_FULL")
     }
 
     @Test func retryAfterInSecondsIsReported() async throws {
