@@ -669,6 +669,24 @@ struct ExecutorTests {
         #expect(t.transport.requests.map(\.url) == ["https://x.org/b"])
     }
 
+    /// A bearer token is HTTP's: an FTP job given one logged in as `anonymous`, while
+    /// `plan` warned that its credentials went unencrypted. The job's own is refused; one
+    /// from `defaults`, which may serve HTTP jobs too, is warned of.
+    @Test func aBearerTokenForAnFTPServerIsRefusedOrWarnedOf() throws {
+        let t = try E()
+        defer { t.cleanUp() }
+        let bearer = #""auth": {"bearer": {"tokenEnv": "T"}}"#
+        let own = ManifestTesting.problems(ManifestTesting.manifest(jobs: E.download("a", "ftp://x.org/a", inner: ", " + bearer)))
+        #expect(own.contains { $0.contains("jobs[0].download.auth: a bearer token is sent over http and https only: this ftp transfer would log in without it") },
+                "\(own)")
+        let plan = try t.plan(jobs: E.download("a", "sftp://x.org/a") + "," + E.download("b", "https://x.org/b"), defaults: "{" + bearer + "}",
+                              environment: ["T": "tok"])
+        #expect(plan.jobs[0].warnings.contains("a bearer token is sent over http and https only: this sftp transfer would log in without it (auth.bearer from defaults)"))
+        #expect(!plan.jobs[1].warnings.contains { $0.contains("bearer") })
+        let ftp = try t.plan(jobs: E.download("a", "ftp://x.org/a"), defaults: "{" + bearer + "}", environment: ["T": "tok"])
+        #expect(!ftp.jobs[0].warnings.contains("credentials are sent unencrypted over ftp"), "none are sent: \(ftp.jobs[0].warnings)")
+    }
+
     /// A CI system passes a secret it withholds (a fork's pull request) as an empty string:
     /// that is a missing secret too, not a request with an empty token. A Basic password
     /// may be empty (an API key as the user name).

@@ -79,7 +79,7 @@ struct JobResolver {
                 let fallback = d.url.lastPathSegment.map { "the final URL's last segment (\"\($0)\" unless redirected)" } ?? "the job id"
                 warnings.append("file name decided at run time: Content-Disposition, else \(fallback)")
             }
-            checkCredentials(t.value, url: d.url)
+            checkCredentials(t.value, url: d.url, own: d.hasOwnTransferSettings ? d.transfer : nil)
             action = .download(d)
         case .upload(var u):
             switch u.body {
@@ -91,7 +91,7 @@ struct JobResolver {
             }
             let t = effective(u.hasOwnTransferSettings ? u.transfer : nil)
             transfer = t
-            checkCredentials(t.value, url: u.url)
+            checkCredentials(t.value, url: u.url, own: u.hasOwnTransferSettings ? u.transfer : nil)
             action = .upload(u)
         case .archive(var a):
             a.to = destination(a.to, key: "to")
@@ -184,15 +184,37 @@ struct JobResolver {
         return warnings
     }
 
-    private mutating func checkCredentials(_ t: EffectiveTransfer, url: TransferURL) {
+    /// What the job's credentials and headers become over its URL's scheme. A bearer token
+    /// and headers are HTTP's: over FTP or SFTP libcurl drops them, and an `auth.bearer`
+    /// meant for an FTP server logged in as `anonymous` (while `plan` warned that the
+    /// credentials went unencrypted). The job's own bearer there is an error; one from
+    /// `defaults`, which may serve its HTTP jobs, a warning.
+    private mutating func checkCredentials(_ t: EffectiveTransfer, url: TransferURL, own: TransferSettings?) {
+        let isHTTP = url.scheme == "http" || url.scheme == "https"
+        if url.isFTPOrSFTP, case .bearer = t.auth {
+            let why = "a bearer token is sent over http and https only: this \(url.scheme) transfer would log in without it"
+            if case .bearer = own?.auth {
+                problems.append(Diagnostic(JobPath.action(job, "auth"), why + " (give auth.basic, or sftp keys)"))
+            } else {
+                warnings.append(why + " (auth.bearer from defaults)")
+            }
+        }
+        if url.isFTPOrSFTP, own?.headers.isEmpty == false {
+            warnings.append("headers are sent over http and https only, not over \(url.scheme)")
+        }
         if url.isFTP, case .basic(let user, let password) = t.auth {
             for name in [user, password] where environment[name].map({ !HeaderText.canCarry($0) }) ?? false {
                 warnings.append("environment variable \(name) holds a line break or another control character here, which an FTP login cannot carry")
             }
         }
-        let secretHeader = t.headers.contains { if case .environment = $0.value { true } else { false } }
+        let secretHeader = isHTTP && t.headers.contains { if case .environment = $0.value { true } else { false } }
+        let sendsAuth = switch t.auth {
+        case .bearer: isHTTP
+        case .basic, .netrc: true
+        case nil: false
+        }
         let clear = url.scheme == "http" || (url.scheme == "ftp" && !t.explicitFTPS)
-        guard clear, t.auth != nil || secretHeader else { return }
+        guard clear, sendsAuth || secretHeader else { return }
         warnings.append("credentials are sent unencrypted over \(url.scheme)")
     }
 }
