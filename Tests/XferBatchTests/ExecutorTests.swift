@@ -779,6 +779,8 @@ struct ExecutorTests {
         #expect(FileManager.default.contents(atPath: t.folder.path + "/in/b.bin") == Data([2]))
         #expect(FileNaming.sanitize("x.xferpart") == nil)
         #expect(FileNaming.name(contentDisposition: nil, finalURL: "https://x.org/x.xferpart", jobID: "j") == "j")
+        let named = try t.plan(jobs: E.download("j", "https://x.org/x.xferpart", to: "in/"))
+        #expect(named.jobs[0].warnings.contains("file name decided at run time: Content-Disposition, else the job id"), "\(named.jobs[0].warnings)")
     }
 
     /// A server's name never makes a hidden file: " .bashrc" lost its space and kept its dot.

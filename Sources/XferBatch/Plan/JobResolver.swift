@@ -76,7 +76,7 @@ struct JobResolver {
             }
             if d.namesFileAtRunTime {
                 // The URL's name only if no redirect leads elsewhere (see `FileNaming`).
-                let fallback = d.url.lastPathSegment.map { "the final URL's last segment (\"\($0)\" unless redirected)" } ?? "the job id"
+                let fallback = d.url.lastPathSegment.flatMap(FileNaming.sanitize).map { "the final URL's last segment (\"\($0)\" unless redirected)" } ?? "the job id"
                 warnings.append("file name decided at run time: Content-Disposition, else \(fallback)")
             }
             checkCredentials(t.value, url: d.url, own: d.hasOwnTransferSettings ? d.transfer : nil)
