@@ -46,6 +46,28 @@ struct TransferURLTests {
         #expect(throws: TransferURL.Problem.missingHost) { try TransferURL(parsing: "https:///file") }
     }
 
+    /// A host that is no host, or a port out of range, is refused where the manifest
+    /// says it, not by libcurl once the run is under way: `http://[::1/a` parsed as host
+    /// `[:` on port 1, and a port of 99999 was reported as a missing host.
+    @Test(arguments: [("http://[::1/a", "an IP literal needs its closing ] and holds only hex digits, : and ."),
+                      ("http://exa mple.org/a", "the host holds byte 0x20, which no host name has"),
+                      ("http://a<b/c", "the host holds \"<\", which no host name has"),
+                      ("http://x]y/a", "the host holds \"]\", which no host name has")])
+    func aHostThatIsNoHostIsRefused(url: String, why: String) {
+        #expect(throws: TransferURL.Problem.badHost(why)) { try TransferURL(parsing: url) }
+    }
+
+    @Test func aPortOutOfRangeIsRefusedAsSuch() throws {
+        #expect(throws: TransferURL.Problem.badPort) { try TransferURL(parsing: "http://h:99999/a") }
+        #expect(throws: TransferURL.Problem.badPort) { try TransferURL(parsing: "http://h:0/a") }
+        #expect(try TransferURL(parsing: "http://h:65535/a").port == 65535)
+    }
+
+    @Test(arguments: ["http://[::1]:8080/a", "http://[fe80::1%25eth0]/a", "https://bücher.example/a", "http://my_host.local/a", "file:///tmp/a"])
+    func hostNamesAndIPLiteralsAreAccepted(url: String) throws {
+        #expect(try !TransferURL(parsing: url).scheme.isEmpty)
+    }
+
     /// `sftp://deploy@host/…` names the SSH user, as with `ssh`; an http `user@` is
     /// refused because it is usually a token (`https://TOKEN@github.com/…`).
     @Test func anSFTPURLMayNameItsUserAndKeepsItsCase() throws {

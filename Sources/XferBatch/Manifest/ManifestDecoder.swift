@@ -208,6 +208,10 @@ final class ManifestDecoder {
             "credentials in the URL (user:pass@, or a token as user@) are refused, because they would reach logs and reports; use \"auth\" with userEnv/passwordEnv instead (an SFTP login name alone is fine: sftp://user@host/…)"
         case .missingHost:
             "the URL has no host"
+        case .badPort:
+            "the URL's port is not a number from 1 to 65535"
+        case .badHost(let why):
+            "the URL's host is not one: \(why)"
         }
     }
 

@@ -17,6 +17,10 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         case unsupportedScheme(String)
         case credentials
         case missingHost
+        /// The port is no number from 1 to 65535.
+        case badPort
+        /// The host holds a byte no host name or IP literal has (shown, with its offset).
+        case badHost(String)
     }
 
     /// Lower-cased scheme.
@@ -75,10 +79,11 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
             let digits = authority[(portColon + 1)...]
             if !digits.isEmpty {
                 guard digits.count <= 5, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                      let p = Int(String(decoding: digits, as: UTF8.self)), (1...65535).contains(p) else { throw .missingHost }
+                      let p = Int(String(decoding: digits, as: UTF8.self)), (1...65535).contains(p) else { throw .badPort }
                 port = p
             }
         }
+        if let problem = Self.hostProblem(hostBytes) { throw .badHost(problem) }
         if hostBytes.first == UInt8(ascii: "["), hostBytes.last == UInt8(ascii: "]") { hostBytes = hostBytes.dropFirst().dropLast() }
         if scheme != "file", hostBytes.isEmpty { throw .missingHost }
         self.host = hostBytes.isEmpty ? nil : ASCII.lowercasedString(hostBytes)
@@ -102,6 +107,29 @@ public struct TransferURL: Sendable, Hashable, CustomStringConvertible {
         self.pathOffset = out.count
         Self.appendEncodedOnce(bytes[authorityEnd...], to: &out)
         self.string = String(decoding: out, as: UTF8.self)
+    }
+
+    /// What makes `host` no host, or nil: a name (letters, digits, `-._~`, `%`-escapes,
+    /// sub-delimiters, and UTF-8 beyond ASCII for IDN names) or an IP literal in brackets.
+    /// Caught here, naming the manifest's place, instead of by libcurl once the run is
+    /// under way: `http://[::1/a` had parsed as host `[:` on port 1.
+    static func hostProblem(_ host: ArraySlice<UInt8>) -> String? {
+        let open = UInt8(ascii: "["), close = UInt8(ascii: "]")
+        if host.first == open {
+            guard host.count > 2, host.last == close,
+                  host.dropFirst().dropLast().allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "%") })
+            else { return "an IP literal needs its closing ] and holds only hex digits, : and ." }
+            return nil
+        }
+        guard let bad = host.first(where: { !(isAlphanumeric($0) || $0 >= 0x80 || Self.hostMarks.contains($0)) }) else { return nil }
+        let shown = bad >= 0x21 && bad < 0x7F ? "\"\(Character(Unicode.Scalar(bad)))\"" : String(format: "byte 0x%02X", bad)
+        return "the host holds \(shown), which no host name has"
+    }
+
+    private static let hostMarks: [UInt8] = Array("-._~%!$&'()*+,;=".utf8)
+
+    private static func isAlphanumeric(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
     }
 
     private static func isSchemeByte(_ b: UInt8) -> Bool {
