@@ -57,13 +57,21 @@ struct TransferURLTests {
         #expect(throws: TransferURL.Problem.badHost(why)) { try TransferURL(parsing: url) }
     }
 
+    @Test func everyByteNoHostNameHasIsRefused() {
+        for byte in Array("\"<>\\^`{|} ".utf8) + [0x00, 0x09, 0x7F] {
+            let host = "a" + String(decoding: [byte], as: UTF8.self) + "b"
+            #expect(throws: TransferURL.Problem.self, "\(byte)") { try TransferURL(parsing: "http://\(host)/x") }
+        }
+    }
+
     @Test func aPortOutOfRangeIsRefusedAsSuch() throws {
         #expect(throws: TransferURL.Problem.badPort) { try TransferURL(parsing: "http://h:99999/a") }
         #expect(throws: TransferURL.Problem.badPort) { try TransferURL(parsing: "http://h:0/a") }
         #expect(try TransferURL(parsing: "http://h:65535/a").port == 65535)
     }
 
-    @Test(arguments: ["http://[::1]:8080/a", "http://[fe80::1%25eth0]/a", "https://bücher.example/a", "http://my_host.local/a", "file:///tmp/a"])
+    @Test(arguments: ["http://[::1]:8080/a", "http://[fe80::1%25eth0]/a", "https://bücher.example/a", "http://my_host.local/a", "file:///tmp/a",
+                      "http://a-b.c_d~e%41!$&'()*+,;=f.example/x"])
     func hostNamesAndIPLiteralsAreAccepted(url: String) throws {
         #expect(try !TransferURL(parsing: url).scheme.isEmpty)
     }

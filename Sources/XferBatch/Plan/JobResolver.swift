@@ -190,8 +190,9 @@ struct JobResolver {
     /// credentials went unencrypted). The job's own bearer there is an error; one from
     /// `defaults`, which may serve its HTTP jobs, a warning.
     private mutating func checkCredentials(_ t: EffectiveTransfer, url: TransferURL, own: TransferSettings?) {
-        let isHTTP = url.scheme == "http" || url.scheme == "https"
-        if url.isFTPOrSFTP, case .bearer = t.auth {
+        // What is sent decides first, the scheme after: most jobs send neither credentials
+        // nor headers of their own, and then no scheme is compared (this runs per job).
+        if case .bearer = t.auth, url.isFTPOrSFTP {
             let why = "a bearer token is sent over http and https only: this \(url.scheme) transfer would log in without it"
             if case .bearer = own?.auth {
                 problems.append(Diagnostic(JobPath.action(job, "auth"), why + " (give auth.basic, or sftp keys)"))
@@ -199,22 +200,21 @@ struct JobResolver {
                 warnings.append(why + " (auth.bearer from defaults)")
             }
         }
-        if url.isFTPOrSFTP, own?.headers.isEmpty == false {
+        if let own, !own.headers.isEmpty, url.isFTPOrSFTP {
             warnings.append("headers are sent over http and https only, not over \(url.scheme)")
         }
-        if url.isFTP, case .basic(let user, let password) = t.auth {
+        if case .basic(let user, let password) = t.auth, url.isFTP {
             for name in [user, password] where environment[name].map({ !HeaderText.canCarry($0) }) ?? false {
                 warnings.append("environment variable \(name) holds a line break or another control character here, which an FTP login cannot carry")
             }
         }
-        let secretHeader = isHTTP && t.headers.contains { if case .environment = $0.value { true } else { false } }
         let sendsAuth = switch t.auth {
-        case .bearer: isHTTP
+        case .bearer: url.isHTTP
         case .basic, .netrc: true
         case nil: false
         }
-        let clear = url.scheme == "http" || (url.scheme == "ftp" && !t.explicitFTPS)
-        guard clear, sendsAuth || secretHeader else { return }
+        let secretHeader = !sendsAuth && t.headers.contains { if case .environment = $0.value { true } else { false } } && url.isHTTP
+        guard sendsAuth || secretHeader, url.scheme == "http" || (url.scheme == "ftp" && !t.explicitFTPS) else { return }
         warnings.append("credentials are sent unencrypted over \(url.scheme)")
     }
 }
