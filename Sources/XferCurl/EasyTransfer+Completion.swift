@@ -45,7 +45,7 @@ extension EasyTransfer {
         }
         if writesToFile, let (end, length) = partEndsShort {
             return .failure(TransferError(kind: .transient, code: TransferError.partOfTheFile,
-                                          message: "the server sent the file up to byte \(end) of \(length) (206 Partial Content); the rest is asked for next"))
+                                          message: "the server sent the file only up to byte \(end) of \(length) (206 Partial Content)"))
         }
         return .success(TransferOutcome(status: status, headers: isHTTP ? responseHeaders : headersForResponse(), bytesTransferred: transferredBytes(),
                                         effectiveURL: effectiveURL(), timings: timings(), resumed: resumed,
