@@ -83,6 +83,13 @@ extension EasyTransfer {
         case .none:
             break
         case .basic(let user, let password):
+            // An FTP login goes as lines of text (`USER`, `PASS`), which libcurl writes as
+            // given: a password ending in `\r\nDELE x` sent the server that command. The
+            // manifest's layer names the variable (`SecretResolver`); this is the guarantee.
+            if scheme == "ftp" || scheme == "ftps", !HeaderText.canCarry(user) || !HeaderText.canCarry(password) {
+                throw TransferError(kind: .permanent, code: TransferError.unsendableText,
+                                    message: "the FTP login holds a line break or another control character, which would end its line early; not sent")
+            }
             try set(easy, CURLOPT_USERNAME, user)
             try set(easy, CURLOPT_PASSWORD, password)
             if isHTTP { try set(easy, CURLOPT_HTTPAUTH, Int(XB_CURLAUTH_BASIC)) }
@@ -113,6 +120,13 @@ extension EasyTransfer {
         // a second before each body over 1 MiB.
         if case .none = request.body {} else { lines.append("Expect:") }
         guard isHTTP, !lines.isEmpty || headerList != nil else { return }
+        // libcurl sends each line as given: a line break in a value (a header's, a content
+        // type's) ends it early and starts a header of its own. The layers above refuse
+        // such text where it comes from, naming it; this is the guarantee, for every line.
+        if let bad = lines.first(where: { !HeaderText.canCarry($0) }) {
+            throw TransferError(kind: .permanent, code: TransferError.unsendableText,
+                                message: "the \(bad.prefix { $0 != ":" }) header holds a line break or another control character, which would end it early; not sent")
+        }
         var built: UnsafeMutablePointer<curl_slist>? = nil
         for line in lines {
             guard let list = curl.pointee.curl_slist_append(built, line) else {

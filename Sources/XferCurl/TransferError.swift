@@ -56,6 +56,11 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     /// stay in the partial for the next attempt to continue; the file is not complete.
     public static let partOfTheFile = "part-of-the-file"
 
+    /// The code of a request refused before it is sent: a header line or an FTP login
+    /// holding a line break or another control character (`HeaderText`), which libcurl
+    /// would send as it is. Its text is never quoted (it may be a secret).
+    public static let unsendableText = "unsendable-text"
+
     /// The code of an FTP connection the server refused with 421 before the login: too many
     /// connections from this address (vsftpd's `max_per_ip`, pure-ftpd's `-C`), or the
     /// server closing down. libcurl reports it as a timeout ("We got a 421 - timeout").

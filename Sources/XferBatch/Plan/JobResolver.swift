@@ -178,10 +178,16 @@ struct JobResolver {
             } else if environment[name]?.isEmpty == true, !t.mayBeEmpty(name) {
                 warnings.append("environment variable \(name) is empty here; the run will need a value")
             } else if let value = environment[name], !HeaderText.canCarry(value), t.isSentInAHeader(name) {
-                warnings.append("environment variable \(name) holds a line break or another control character here, which a header cannot carry")
+                warnings.append(Self.cannotCarry(name, "a header"))
             }
         }
         return warnings
+    }
+
+    /// The warning for a variable whose value `carrier` (a header, an FTP login: a line of
+    /// text) cannot hold, which the run will refuse (`SecretResolver.lineValue`).
+    static func cannotCarry(_ name: String, _ carrier: String) -> String {
+        "environment variable \(name) holds a line break or another control character here, which \(carrier) cannot carry"
     }
 
     /// What the job's credentials and headers become over its URL's scheme. A bearer token
@@ -205,7 +211,7 @@ struct JobResolver {
         }
         if case .basic(let user, let password) = t.auth, url.isFTP {
             for name in [user, password] where environment[name].map({ !HeaderText.canCarry($0) }) ?? false {
-                warnings.append("environment variable \(name) holds a line break or another control character here, which an FTP login cannot carry")
+                warnings.append(Self.cannotCarry(name, "an FTP login"))
             }
         }
         let sendsAuth = switch t.auth {
