@@ -14,6 +14,7 @@ extension EasyTransfer {
                 message = "refused to follow a redirect to another protocol (\(message)); an https URL may not lead to http unless allowed"
             }
             if code == CURLE_LOGIN_DENIED, let sshLogin { message += " (\(sshLogin))" }
+            if code == CURLE_QUOTE_ERROR, partialUpload != nil { message = partialUploadRenameFailure(message) }
             if let hint = keyExchangeHint(code, message) { message += hint }
             if code == CURLE_OPERATION_TIMEDOUT, !isHTTP, status == 421 {
                 return .failure(TransferError(kind: TransferError.kind(of: code, ftpReply: status), code: TransferError.tooManyConnections,
@@ -43,6 +44,7 @@ extension EasyTransfer {
             return .failure(TransferError(kind: TransferError.kind(ofHTTPStatus: status), code: "HTTP \(status)", message: reason,
                                           httpStatus: status, retryAfter: retryAfter, responseBody: captured))
         }
+        if let failure = finishPartialUpload() { return .failure(failure) }
         if writesToFile, let (end, length) = partEndsShort {
             return .failure(TransferError(kind: .transient, code: TransferError.partOfTheFile,
                                           message: "the server sent the file only up to byte \(end) of \(length) (206 Partial Content)"))
@@ -73,8 +75,9 @@ extension EasyTransfer {
         return Int64(sent)
     }
 
+    /// The URL libcurl ended at; for an upload stored under a temporary name, the final one.
     private func effectiveURL() -> String {
-        guard let handle else { return request.url }
+        guard let handle, partialUpload == nil else { return request.url }
         var pointer: UnsafeMutablePointer<CChar>? = nil
         guard xb_easy_getinfo_string(curl, handle, CURLINFO_EFFECTIVE_URL, &pointer) == CURLE_OK, let pointer else { return request.url }
         return String(cString: pointer)

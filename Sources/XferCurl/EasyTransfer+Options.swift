@@ -56,6 +56,7 @@ extension EasyTransfer {
         try configureAuth(easy)
         try configureHeaders(easy)
         try configureBody(easy)
+        try configurePartialUpload(easy)
         try configureDownload(easy)
 
         // Receive buffer: each pass of the loop reads at most this much per transfer, so it
@@ -127,23 +128,34 @@ extension EasyTransfer {
             throw TransferError(kind: .permanent, code: TransferError.unsendableText,
                                 message: "the \(bad.prefix { $0 != ":" }) header holds a line break or another control character, which would end it early; not sent")
         }
+        let built = try setList(easy, CURLOPT_HTTPHEADER, lines, "headers") { line, append in line.withCString(append) }
+        // libcurl keeps the pointer: the old list is freed only once it is replaced.
+        if let headerList { curl.pointee.curl_slist_free_all(headerList) }
+        headerList = built
+    }
+
+    /// Sets `option` to a libcurl list of `lines`, each given to libcurl as a C string by
+    /// `cString`, and returns the list. libcurl keeps the pointer without copying the
+    /// list: the caller frees it (`curl_slist_free_all`) once it is replaced or the transfer
+    /// is over. On failure nothing is left allocated.
+    func setList<Line>(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ lines: [Line], _ what: String,
+                       cString: (Line, (UnsafePointer<CChar>) -> UnsafeMutablePointer<curl_slist>?) -> UnsafeMutablePointer<curl_slist>?)
+        throws(TransferError) -> UnsafeMutablePointer<curl_slist>? {
         var built: UnsafeMutablePointer<curl_slist>? = nil
         for line in lines {
-            guard let list = curl.pointee.curl_slist_append(built, line) else {
+            guard let list = cString(line, { curl.pointee.curl_slist_append(built, $0) }) else {
                 curl.pointee.curl_slist_free_all(built)
-                throw TransferError(kind: .local, code: "curl_slist_append", message: "out of memory building headers")
+                throw TransferError(kind: .local, code: "curl_slist_append", message: "out of memory building \(what)")
             }
             built = list
         }
-        // libcurl keeps the pointer: the old list is freed only once it is replaced.
-        let code = xb_easy_setopt_slist(curl, easy, CURLOPT_HTTPHEADER, built)
+        let code = xb_easy_setopt_slist(curl, easy, option, built)
         guard code == CURLE_OK else {
             curl.pointee.curl_slist_free_all(built)
-            try check(code, "CURLOPT_HTTPHEADER")
-            return
+            try check(code, "option \(option.rawValue) (\(what))")
+            return nil
         }
-        if let headerList { curl.pointee.curl_slist_free_all(headerList) }
-        headerList = built
+        return built
     }
 
     private var pathOfBody: String? {

@@ -40,6 +40,10 @@ final class EasyTransfer: @unchecked Sendable {
     let errorBuffer: UnsafeMutablePointer<CChar>
     var headerList: UnsafeMutablePointer<curl_slist>?
     var mime: OpaquePointer?
+    /// FTP and SFTP uploads stored under a temporary name: the commands renaming it.
+    var postQuote: UnsafeMutablePointer<curl_slist>?
+    /// Set when the body is stored under a temporary name (see `PartialUpload`).
+    var partialUpload: PartialUpload?
     /// The files the request's body reads (see `UploadSource`); kept until the handle is gone.
     var uploadSources: [UploadSource] = []
 
@@ -187,6 +191,8 @@ final class EasyTransfer: @unchecked Sendable {
         headerList = nil
         if let mime { curl.pointee.curl_mime_free(mime) }
         mime = nil
+        if let postQuote { curl.pointee.curl_slist_free_all(postQuote) }
+        postQuote = nil
         uploadSources = []
         knownHostsCopy = nil
     }

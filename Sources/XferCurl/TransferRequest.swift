@@ -164,6 +164,12 @@ public struct TransferRequest: Sendable {
         public var requireFTPTLS = false
         /// FTP/SFTP uploads: create missing remote folders.
         public var createMissingDirectories: Bool
+        /// FTP, SFTP and `file:` uploads of a file: store the body as the URL's file name plus
+        /// this suffix, and give it the final name only once its last byte is stored (see
+        /// `EasyTransfer+PartialUpload`), so that whoever reads the server's folder never
+        /// finds part of a file under the final name. nil: straight to the final name. HTTP
+        /// is left alone: there the server decides where a body goes until it is whole.
+        public var partialUploadSuffix: String?
         public var userAgent: String
         /// Largest response body kept in memory (error pages, upload answers).
         public var maxCapturedBody: Int

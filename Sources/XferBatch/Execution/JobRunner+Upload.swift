@@ -7,6 +7,7 @@ extension JobRunner {
         var request = try self.request(u.url, t)
         request.method = u.method == .post ? .post : .put
         request.options.createMissingDirectories = u.createMissingDirectories
+        if u.storesUnderTemporaryName { request.options.partialUploadSuffix = PathText.partialSuffix }
         request.options.answerTimeout = t.answerTimeout
         let sources: [String]
         switch u.body {
@@ -110,7 +111,10 @@ extension JobRunner {
         do {
             return try await transport.perform(request, progress: progress)
         } catch {
-            let failure = Self.failure(error, url: url, transfer, createsFolders: request.options.createMissingDirectories)
+            var failure = Self.failure(error, url: url, transfer, createsFolders: request.options.createMissingDirectories)
+            if request.options.partialUploadSuffix != nil, failure.code == "CURLE_QUOTE_ERROR" {
+                failure.message += "; \"inPlace\": true stores the file straight under its final name, for a server that refuses renames"
+            }
             throw once ? Self.notRetriedPOST(failure) : failure
         }
     }

@@ -4,7 +4,7 @@ extension ManifestDecoder {
     static let jobKeys: KeySet = ["id", "dependsOn", "optional", "priority", "allowOutsideOutputDir", "download", "upload", "archive", "extract"]
     static let actionKeys: KeySet = ["download", "upload", "archive", "extract"]
     static let downloadKeys: KeySet = ["url", "to", "sha256", "size", "refresh"] + transferKeys
-    static let uploadKeys: KeySet = ["url", "from", "method", "contentType", "multipart", "createMissingDirs", "idempotent"] + transferKeys
+    static let uploadKeys: KeySet = ["url", "from", "method", "contentType", "multipart", "createMissingDirs", "inPlace", "idempotent"] + transferKeys
     static let multipartKeys: KeySet = ["fields", "files"]
     static let multipartFileKeys: KeySet = ["field", "path", "filename", "contentType"]
 
@@ -112,6 +112,10 @@ extension ManifestDecoder {
         let method = field(m, "method") { oneOf($0, UploadMethod.self) } ?? .put
         let contentType = field(m, "contentType") { headerText($0) }
         let createDirs = field(m, "createMissingDirs") { bool($0) } ?? false
+        let inPlace = field(m, "inPlace") { bool($0) } ?? false
+        if inPlace, let url, url.isHTTP {
+            within("inPlace") { report("\"inPlace\" is for FTP, SFTP and file: uploads, which are stored under a temporary name and renamed; an HTTP server decides where a body goes", at: m["inPlace"]?.value.offset) }
+        }
         let idempotent = field(m, "idempotent") { bool($0) } ?? false
         if idempotent, method != .post {
             within("idempotent") { report("\"idempotent\" is for a POST: a PUT replaces what it sent and is retried anyway", at: m["idempotent"]?.value.offset) }
@@ -144,7 +148,7 @@ extension ManifestDecoder {
             if name != ".", name != "..", name != "/" { url = url.appending(fileName: name) }
         }
         return Upload(url: url, method: method, body: body, contentType: contentType,
-                      createMissingDirectories: createDirs, idempotent: idempotent, transfer: transfer)
+                      createMissingDirectories: createDirs, inPlace: inPlace, idempotent: idempotent, transfer: transfer)
     }
 
     func decodeMultipart(_ node: JSONNode) -> MultipartForm? {

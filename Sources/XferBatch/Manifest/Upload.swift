@@ -7,6 +7,10 @@ public struct Upload: Sendable {
     public var contentType: String?
     /// For FTP/SFTP: create missing remote folders.
     public var createMissingDirectories: Bool
+    /// For FTP, SFTP and `file:`: store straight under the final name (`"inPlace": true`),
+    /// for a server that refuses renames. By default the file is stored as
+    /// `NAME.xferpart` and renamed once whole, so the final name never holds part of it.
+    public var inPlace: Bool
     /// For a POST: the endpoint may receive the same request twice without harm, so a
     /// failure after the request may have reached it is retried too (see
     /// `JobRunner.notRetriedPOST`). A PUT, or a store by FTP/SFTP, replaces what it sent
@@ -25,12 +29,13 @@ public struct Upload: Sendable {
     public var hasOwnTransferSettings: Bool { transferStorage != nil }
 
     public init(url: TransferURL, method: UploadMethod = .put, body: UploadBody, contentType: String? = nil,
-                createMissingDirectories: Bool = false, idempotent: Bool = false, transfer: TransferSettings? = nil) {
+                createMissingDirectories: Bool = false, inPlace: Bool = false, idempotent: Bool = false, transfer: TransferSettings? = nil) {
         self.url = url
         self.method = method
         self.body = body
         self.contentType = contentType
         self.createMissingDirectories = createMissingDirectories
+        self.inPlace = inPlace
         self.idempotent = idempotent
         // Set only when given: the setter compares with the defaults, costly for every job.
         if let transfer { self.transfer = transfer }
@@ -40,6 +45,14 @@ public struct Upload: Sendable {
     /// instead of a retry: an HTTP POST not marked `idempotent` (see
     /// `JobRunner.notRetriedPOST`; `plan` says so too).
     public var isSentOnce: Bool { method == .post && !idempotent && url.scheme.hasPrefix("http") }
+
+    /// Whether the body is stored as `NAME.xferpart` first and renamed once whole: a file
+    /// sent by FTP, SFTP or to a `file:` URL, unless `inPlace`. An HTTP server decides for
+    /// itself where a body goes until it is whole.
+    public var storesUnderTemporaryName: Bool {
+        guard !inPlace, case .file = body else { return false }
+        return url.isFTPOrSFTP || url.scheme == "file"
+    }
 
     /// Every local path this upload reads, as written.
     public var sourcePaths: [String] {

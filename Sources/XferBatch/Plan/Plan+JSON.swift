@@ -121,6 +121,8 @@ extension Plan {
                         }
                     }
                     w.member("createMissingDirs", u.createMissingDirectories)
+                    w.member("inPlace", u.inPlace)
+                    w.member("storedAs", u.storesUnderTemporaryName ? PathText.lastComponent(u.url.redacted) + PathText.partialSuffix : nil)
                     w.member("idempotent", u.idempotent)
                 }
             case .archive(let a):
