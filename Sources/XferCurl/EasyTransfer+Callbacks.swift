@@ -182,8 +182,18 @@ extension EasyTransfer {
         let bytes = line.bindMemory(to: UInt8.self)
         if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[4] == UInt8(ascii: "/") {
             if !responseHeaders.isEmpty { responseHeaders.removeAll(keepingCapacity: true) }
+            headerSectionEnded = false
             return
         }
+        // The blank line ends the header section. What comes after it, until the next
+        // status line, are a chunked body's trailers: RFC 9110 (6.5.1) forbids merging them
+        // into the headers unless a field's definition allows it, and ETag's and
+        // Last-Modified's do not (one replaced the ETag kept at the first byte).
+        if bytes.first == 0x0D || bytes.first == 0x0A {
+            headerSectionEnded = true
+            return
+        }
+        if headerSectionEnded { return }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
               let kept = Self.keptHeaderBytes.firstIndex(where: { Self.equalIgnoringCase(bytes[..<colon], $0) }) else { return }
         var start = colon + 1, end = bytes.count

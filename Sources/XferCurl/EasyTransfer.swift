@@ -49,6 +49,9 @@ final class EasyTransfer: @unchecked Sendable {
 
     // Response state, filled by the callbacks.
     var responseHeaders: [String: String] = [:]
+    /// The current response's header section has ended (its blank line came): further
+    /// fields are trailers, which `receiveHeader` leaves out.
+    var headerSectionEnded = false
     var bodyStarted = false
     var writesToFile = false
     var writeOffset: Int64 = 0

@@ -15,6 +15,8 @@ public enum Fault: Sendable, Equatable {
     case wrongContentLength(extra: Int)
     /// Send the body chunked, without Content-Length, as servers do for generated content.
     case chunked
+    /// As `chunked`, ending the body with these trailer fields (RFC 9112, 7.1.2).
+    case chunkedWithTrailers([String: String])
     /// Answer a Range request with 200 and the whole body.
     case ignoreRange
     /// Answer a Range request with 206 and the whole body, labelled `bytes 0-…` (a proxy

@@ -45,7 +45,10 @@ struct FileResponder {
         var announced = slice.count
         if case .wrongContentLength(let extra) = fault { announced += extra }
         // Without a length, NIO's encoder sends the body chunked.
-        try await writer.head(status, fault == .chunked ? headers : headers + [("Content-Length", "\(announced)")])
+        var trailers: [String: String] = [:]
+        if case .chunkedWithTrailers(let fields)? = fault { trailers = fields }
+        let chunked = fault == .chunked || !trailers.isEmpty
+        try await writer.head(status, chunked ? headers : headers + [("Content-Length", "\(announced)")])
         switch fault {
         case .closeAfter(let n)?:
             try await writer.body(slice.prefix(n))
@@ -73,7 +76,7 @@ struct FileResponder {
                 rest = rest.dropFirst(256 * 1024)
             }
         }
-        try await writer.end()
+        try await writer.end(trailers: trailers)
         return true
     }
 

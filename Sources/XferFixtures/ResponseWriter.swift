@@ -40,9 +40,12 @@ final class ResponseWriter {
         try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: bytes))))
     }
 
-    func end() async throws {
+    /// Ends the response; a chunked one with `trailers`, if any.
+    func end(trailers: [String: String] = [:]) async throws {
         complete()
-        try await outbound.write(.end(nil))
+        var fields = HTTPHeaders()
+        for (name, value) in trailers.sorted(by: { $0.key < $1.key }) { fields.add(name: name, value: value) }
+        try await outbound.write(.end(trailers.isEmpty ? nil : fields))
     }
 
     /// A complete small response.

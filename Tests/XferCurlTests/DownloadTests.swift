@@ -105,6 +105,23 @@ struct DownloadTests {
         }
     }
 
+    /// Fields a server sends after a chunked body (trailers) are not its headers: an ETag
+    /// there replaced the one kept at the first byte, and a later If-Range or If-None-Match
+    /// then sent the trailer's. RFC 9110 (6.5.1) forbids merging a trailer field into the
+    /// headers unless its definition allows it, and ETag's and Last-Modified's do not.
+    @Test func aTrailerAfterTheBodyReplacesNoHeader() async throws {
+        try await EngineTesting.with { t in
+            t.server.addFile("trailed.bin", EngineTesting.bytes(50_000))
+            let plain = try #require(try await t.download("/files/trailed.bin").result.success)
+            t.server.script("/files/trailed.bin", [.chunkedWithTrailers(["ETag": "\"from-the-trailer\"", "Last-Modified": "Thu, 01 Jan 1970 00:00:00 GMT"])])
+            let (result, bytes) = try await t.download("/files/trailed.bin")
+            let trailed = try result.get()
+            #expect(bytes == EngineTesting.bytes(50_000))
+            #expect(trailed.etag == plain.etag && trailed.etag != nil)
+            #expect(trailed.headers["last-modified"] == plain.headers["last-modified"])
+        }
+    }
+
     @Test func aBodyOfExactlyTheFilesLengthIsWhole() async throws {
         try await EngineTesting.with { t in
             t.server.addFile("exact.bin", EngineTesting.bytes(100_000))
