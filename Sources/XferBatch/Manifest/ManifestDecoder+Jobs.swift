@@ -147,6 +147,15 @@ extension ManifestDecoder {
             let name = PathText.lastComponent(path)
             if name != ".", name != "..", name != "/" { url = url.appending(fileName: name) }
         }
+        // FTP, SFTP and file: uploads are stored as NAME.xferpart until whole: an upload to
+        // `b.bin.xferpart` would be overwritten by the one to `b.bin`, then renamed away.
+        if url.isFTPOrSFTP || url.scheme == "file", let name = url.lastPathSegment, PathText.isInProgress(name) {
+            within("url") {
+                report("\(url.redacted): names ending in \(PathText.partialSuffix) are those of files in progress (an upload's part is stored "
+                       + "under one until it is whole); choose another name", at: m["url"]?.value.offset ?? node.offset)
+            }
+            return nil
+        }
         return Upload(url: url, method: method, body: body, contentType: contentType,
                       createMissingDirectories: createDirs, inPlace: inPlace, idempotent: idempotent, transfer: transfer)
     }
