@@ -514,8 +514,9 @@ extension CheckpointRunTests {
         #expect(duringARun[0].reason == "started, no data yet", "perhaps the job that run is doing now")
     }
 
-    /// A resumable download's record names its partial file; once that is removed, the
-    /// record alone is no progress, and `status` says why the job is pending.
+    /// A resumable download's record names its partial file; once that is removed, or
+    /// replaced by a link or a folder, the record alone is no progress, and `status` says
+    /// why the job is pending.
     @Test func aStartedDownloadWhosePartialIsGoneShowsAsPendingWithTheReason() async throws {
         let t = try E()
         defer { t.cleanUp() }
@@ -525,6 +526,14 @@ extension CheckpointRunTests {
         try store.save(JobCheckpoint(jobID: "a", fingerprint: JobFingerprint.of(plan.jobs[0]), phase: .running, attempts: 1,
                                      bytes: 0, etag: "\"v1\"", partialPath: partial))
         #expect(try JobStatus.all(plan: plan, store: store).map(\.reason) == ["its partial file is gone"])
+        try FileManager.default.createSymbolicLink(atPath: partial, withDestinationPath: "/etc/hostname")
+        #expect(try JobStatus.all(plan: plan, store: store).map(\.reason)
+                == ["its partial file was replaced by a symbolic link, which the next run removes to start over"])
+        try FileManager.default.removeItem(atPath: partial)
+        try FileManager.default.createDirectory(atPath: partial, withIntermediateDirectories: false)
+        #expect(try JobStatus.all(plan: plan, store: store).map(\.reason)
+                == ["a folder has its partial file's name; the next attempt fails until it is moved"])
+        try FileManager.default.removeItem(atPath: partial)
         try Data([1, 2]).write(to: URL(fileURLWithPath: partial))
         #expect(try JobStatus.all(plan: plan, store: store).map(\.state) == [.partial], "while it is there, it is progress")
     }

@@ -66,10 +66,22 @@ public struct JobStatus: Sendable, Equatable {
                 guard record.lastError == nil else { return JobStatus(id: job.id, state: .failed, bytes: 0, lastError: record.lastError) }
                 // Started by an interrupted run (or by the run under way), with nothing to
                 // continue: said, or it read as a job no run ever started.
-                let gone = record.partialPath.map { DownloadStart.partialSize(of: $0) == nil } ?? false
-                let why = gone ? "its partial file is gone" : runUnderWay ? "started, no data yet" : "started, but no data was kept"
+                let lost = record.partialPath.flatMap { DownloadStart.partialSize(of: $0) == nil ? Self.whyNoPartial(at: $0) : nil }
+                let why = lost ?? (runUnderWay ? "started, no data yet" : "started, but no data was kept")
                 return JobStatus(id: job.id, state: .pending, bytes: 0, reason: why)
             }
         }
+    }
+
+    /// Why the partial file at `path` is no progress: gone, or replaced by what a run
+    /// never writes through (a link, a pipe, a file with other names), which the next
+    /// attempt removes before it starts the file over, or by a folder, which fails it
+    /// (`PartialFile`).
+    static func whyNoPartial(at path: String) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return "its partial file is gone" }
+        if info.st_mode & S_IFMT == S_IFDIR { return "a folder has its partial file's name; the next attempt fails until it is moved" }
+        let what = info.st_mode & S_IFMT == S_IFREG ? "a file with other names (hard links)" : DestinationCheck.kind(info.st_mode)
+        return "its partial file was replaced by \(what), which the next run removes to start over"
     }
 }
