@@ -185,17 +185,16 @@ extension EasyTransfer {
             headerSectionEnded = false
             return
         }
-        // The blank line ends the header section. What comes after it, until the next
-        // status line, are a chunked body's trailers: RFC 9110 (6.5.1) forbids merging them
-        // into the headers unless a field's definition allows it, and ETag's and
-        // Last-Modified's do not (one replaced the ETag kept at the first byte).
-        if bytes.first == 0x0D || bytes.first == 0x0A {
-            headerSectionEnded = true
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
+            // The blank line ends the header section. What comes after it, until the next
+            // status line, are a chunked body's trailers: RFC 9110 (6.5.1) forbids merging
+            // them into the headers unless a field's definition allows it, and ETag's and
+            // Last-Modified's do not (one replaced the ETag kept at the first byte).
+            if bytes.first == 0x0D || bytes.first == 0x0A { headerSectionEnded = true }
             return
         }
-        if headerSectionEnded { return }
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
-              let kept = Self.keptHeaderBytes.firstIndex(where: { Self.equalIgnoringCase(bytes[..<colon], $0) }) else { return }
+        guard let kept = Self.keptHeaderBytes.firstIndex(where: { Self.equalIgnoringCase(bytes[..<colon], $0) }),
+              !headerSectionEnded else { return }
         var start = colon + 1, end = bytes.count
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
         while end > start, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x20 { end -= 1 }

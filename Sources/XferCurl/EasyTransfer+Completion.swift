@@ -44,7 +44,7 @@ extension EasyTransfer {
             return .failure(TransferError(kind: TransferError.kind(ofHTTPStatus: status), code: "HTTP \(status)", message: reason,
                                           httpStatus: status, retryAfter: retryAfter, responseBody: captured))
         }
-        if let failure = finishPartialUpload() { return .failure(failure) }
+        if partialUpload != nil, let failure = finishPartialUpload() { return .failure(failure) }
         if writesToFile, let (end, length) = partEndsShort {
             return .failure(TransferError(kind: .transient, code: TransferError.partOfTheFile,
                                           message: "the server sent the file only up to byte \(end) of \(length) (206 Partial Content)"))

@@ -18,7 +18,10 @@
 ///
 /// The names are the URL's own, percent-decoded as libcurl decodes them for the transfer.
 /// A stored partial left by a failed or killed attempt is replaced by the next one.
-struct PartialUpload: Equatable {
+///
+/// A class: only such an upload has one, and every other transfer's `EasyTransfer` carries
+/// a nil reference instead of the room for its fields.
+final class PartialUpload: Sendable {
     /// The URL's path as libcurl reads it (still percent-encoded), and what follows it
     /// (`;type=i` for FTP, which libcurl strips from the path itself).
     let storedURLPath: String
@@ -27,9 +30,10 @@ struct PartialUpload: Equatable {
     /// `file:`: the stored file and the final one, decoded.
     let localRename: (from: [UInt8], to: [UInt8])?
 
-    static func == (a: PartialUpload, b: PartialUpload) -> Bool {
-        a.storedURLPath == b.storedURLPath && a.commands == b.commands
-            && a.localRename?.from == b.localRename?.from && a.localRename?.to == b.localRename?.to
+    init(storedURLPath: String, commands: [[UInt8]], localRename: (from: [UInt8], to: [UInt8])?) {
+        self.storedURLPath = storedURLPath
+        self.commands = commands
+        self.localRename = localRename
     }
 
     /// Why a URL path cannot be stored under a temporary name.

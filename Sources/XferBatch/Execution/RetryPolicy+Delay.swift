@@ -11,6 +11,8 @@ extension RetryPolicy {
         let exponent = min(max(failedAttempt - 1, 0), 40)
         let ceilingMS = min(Double(DurationText.milliseconds(maxDelay)),
                             Double(DurationText.milliseconds(initialDelay)) * Double(1 << exponent))
-        return .milliseconds(Int64(ceilingMS * min(max(unit, 0), 0.999_999)))
+        // In microseconds: cut to whole milliseconds, a tenth of the draws of a 10 ms
+        // ceiling gave no delay at all, and a 429's host was then not held.
+        return .microseconds(Int64(ceilingMS * 1000 * min(max(unit, 0), 0.999_999)))
     }
 }
