@@ -45,6 +45,30 @@ struct StateFolderTests {
         #expect(!StateFolder.keeps("checkpoints.sqlite.bak") && !StateFolder.keeps("lock.txt") && !StateFolder.keeps("done.journal-2"))
     }
 
+    /// A link planted at a state file's name (the folder beside a manifest may be shared)
+    /// is refused by name; what it leads to is not written.
+    @Test(arguments: ["lock", "done.journal", "done.journal-1", "checkpoints.sqlite", "checkpoints.sqlite-wal"])
+    func aStateFileThatIsALinkIsNotOpenedThroughIt(name: String) async throws {
+        let s = try TemporaryFolder("state")
+        let folder = StateFolder(s.path + "/state")
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+        let target = s.path + "/precious.txt"
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: target))
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/" + name, withDestinationPath: target)
+        let expected = "\(folder.path)/\(name) is a symbolic link; a state file is never opened through one"
+        do {
+            switch name {
+            case "lock": _ = try await RunLock.acquire(stateFolder: folder.path)
+            case "done.journal", "done.journal-1": _ = try DoneJournal(path: folder.journal)
+            default: _ = try SQLiteCheckpointStore(path: folder.database)
+            }
+            Issue.record("\(name): opened through the link")
+        } catch let error as CheckpointError {
+            #expect(error.message.hasPrefix(expected), "\(error.message)")
+        }
+        #expect(FileManager.default.contents(atPath: target) == Data("precious".utf8))
+    }
+
     /// `status` during a nightly run says a run is under way, and whose: the states it
     /// shows are only what that run has recorded so far. Asking takes and creates nothing.
     @Test func whoHoldsTheLockIsKnownWithoutTakingIt() async throws {

@@ -32,11 +32,11 @@ final class DoneJournal: @unchecked Sendable {
     init(path: String) throws {
         var fds: [Int32] = []
         for segment in Self.segments(of: path) {
-            let fd = open(segment, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+            let fd = open(segment, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
             guard fd >= 0 else {
-                let reason = String(cString: strerror(errno))
+                let failure = StateFolder.openError(segment, errno)
                 fds.forEach { close($0) }
-                throw CheckpointError("cannot open \(segment): \(reason)")
+                throw failure
             }
             fds.append(fd)
         }

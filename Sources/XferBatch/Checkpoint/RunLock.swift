@@ -49,8 +49,8 @@ public final class RunLock: Sendable {
             } catch {
                 throw CheckpointError("\(error.message) (--state DIR keeps the state elsewhere)")
             }
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw CheckpointError("cannot open \(path): \(String(cString: strerror(errno)))") }
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            guard fd >= 0 else { throw StateFolder.openError(path, errno) }
             while flock(fd, LOCK_EX | LOCK_NB) != 0 {
                 guard errno == EWOULDBLOCK || errno == EINTR else {
                     close(fd)
@@ -82,7 +82,7 @@ public final class RunLock: Sendable {
     /// is tried and released at once, and only an exclusive holder refuses it.
     public static func holder(ofStateFolder stateFolder: String) -> Held? {
         let path = StateFolder(stateFolder).lock
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         if flock(fd, LOCK_SH | LOCK_NB) == 0 {

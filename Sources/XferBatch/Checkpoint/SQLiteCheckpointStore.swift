@@ -76,6 +76,7 @@ public final class SQLiteCheckpointStore: CheckpointStore {
         // checking it is skipped (1.5 M instructions, about 0.5 ms before a first run's
         // first transfer). (A write-ahead log left without its database is not read back
         // by SQLite, so it does not make the store an old one.)
+        if let linked = StateFolder.linkedDatabaseFile(path) { throw linked }
         let isNew = !FileManager.default.fileExists(atPath: path)
         let queue = try DatabaseQueue(path: path, configuration: config)
         if !isNew { try check(queue, path) }

@@ -33,6 +33,28 @@ public struct StateFolder: Sendable, Equatable {
         return nil
     }
 
+    /// The error for a state file that could not be opened: `errno` after an `open` with
+    /// `O_NOFOLLOW`, which every state file gets. A symbolic link planted at a state file's
+    /// name (the folder beside a manifest may be shared) would have the run write its lock
+    /// text, journal lines or database over whatever the link leads to; it is refused, by
+    /// name, instead. (A state folder that is itself a link is followed: `--state` on
+    /// another disk may be one.)
+    static func openError(_ path: String, _ err: Int32) -> CheckpointError {
+        err == ELOOP
+            ? CheckpointError("\(path) is a symbolic link; a state file is never opened through one, so that nothing is written where it leads: remove it")
+            : CheckpointError("cannot open \(path): \(String(cString: strerror(err)))")
+    }
+
+    /// The database's files that are links (SQLite opens them itself, following links), as
+    /// `openError` words it for the first, or nil.
+    static func linkedDatabaseFile(_ database: String) -> CheckpointError? {
+        for file in [database, database + "-wal", database + "-shm", database + "-journal"] {
+            var info = stat()
+            if lstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFLNK { return openError(file, ELOOP) }
+        }
+        return nil
+    }
+
     static let databaseName = "checkpoints.sqlite"
     static let journalName = "done.journal"
 
