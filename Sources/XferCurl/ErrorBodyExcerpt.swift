@@ -130,8 +130,11 @@ public enum ErrorBodyExcerpt {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `text` with the word after `Basic` or `Bearer` replaced by `***`. Words end at each
+    /// space scalar: split by `Character`, a space followed by a combining mark is one
+    /// character and no space, and the word after `Bearer` went unscrubbed.
     private static func withoutAuthorizationWords(_ text: String) -> String {
-        var words = text.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        var words = text.unicodeScalars.split(separator: " ", omittingEmptySubsequences: false).map { String(String.UnicodeScalarView($0)) }
         for i in words.indices.dropLast() where ["basic", "bearer"].contains(words[i].lowercased().drop { !$0.isLetter }) {
             let word = words[i + 1]
             let end = word.firstIndex { "\"',;}]".contains($0) } ?? word.endIndex

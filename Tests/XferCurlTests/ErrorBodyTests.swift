@@ -103,6 +103,13 @@ struct ErrorBodyTests {
         }
     }
 
+    /// The word after `Basic` or `Bearer` is scrubbed even when a mark joins the space
+    /// before it: split by `Character`, that space was no space.
+    @Test func theWordAfterBearerIsScrubbedWhateverFollowsTheSpace() {
+        #expect(ErrorBodyExcerpt.scrubbed("Authorization: Bearer \u{0301}c2VjcmV0, next", secrets: []) == "Authorization: Bearer ***, next")
+        #expect(ErrorBodyExcerpt.scrubbed("\"basic \u{200D}ZGVwbG95\"", secrets: []) == "\"basic ***\"")
+    }
+
     /// A password of three characters cannot be scrubbed without mangling the words around
     /// it, and might hide in them: nothing of the body is quoted then.
     @Test func aBodyIsNotQuotedWhenACredentialIsTooShortToScrub() async throws {
