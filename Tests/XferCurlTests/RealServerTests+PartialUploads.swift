@@ -42,6 +42,23 @@ extension RealServerTests {
         }
     }
 
+    /// Missing folders are made for the stored name, and the rename happens in them (FTP:
+    /// the folder libcurl changed into; SFTP: full paths).
+    @Test(arguments: ["ftp", "sftp"])
+    func anUploadIntoNewFoldersIsRenamedThere(scheme: String) async throws {
+        try await withRemoteFile(scheme, "seed.bin", Array("seed".utf8)) { engine, remote, scratch in
+            let source = scratch + ".new"
+            _ = FileManager.default.createFile(atPath: source, contents: Data("new".utf8))
+            let target = DatedRemoteFile.location(of: "new/dir/up.bin", scheme: scheme, on: remote.server)
+            var request = upload(source, to: target.url, remote.settings)
+            request.options.createMissingDirectories = true
+            _ = try await engine.perform(request, progress: TransferProgress())
+            #expect(read(target.path) == Array("new".utf8))
+            let folder = (target.path as NSString).deletingLastPathComponent
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["up.bin"])
+        }
+    }
+
     /// A rename the server refuses (the name is a folder with files in it) fails the upload,
     /// saying where the file was stored.
     @Test(arguments: ["ftp", "sftp"])
