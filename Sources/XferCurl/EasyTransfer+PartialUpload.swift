@@ -14,14 +14,11 @@ extension EasyTransfer {
             throw TransferError(kind: .local, code: "curl_url", message: "libcurl could not parse the upload's URL (out of memory)")
         }
         defer { curl.pointee.curl_url_cleanup(parsed) }
-        var encodedPath: UnsafeMutablePointer<CChar>? = nil
         guard curl.pointee.curl_url_set(parsed, CURLUPART_URL, request.url, 0) == CURLUE_OK,
-              curl.pointee.curl_url_get(parsed, CURLUPART_PATH, &encodedPath, 0) == CURLUE_OK, let encodedPath else {
+              let path = urlPart(parsed, CURLUPART_PATH) else {
             throw TransferError(kind: .permanent, code: TransferError.name(of: CURLE_URL_MALFORMAT),
                                 message: "libcurl cannot read the upload's URL \(URLText.redacted(request.url))")
         }
-        let path = String(cString: encodedPath)
-        curl.pointee.curl_free(encodedPath)
         let plan: PartialUpload
         do {
             plan = try PartialUpload.plan(encodedPath: path, scheme: scheme, suffix: suffix)
@@ -29,14 +26,12 @@ extension EasyTransfer {
             throw TransferError(kind: .permanent, code: TransferError.unsendableText,
                                 message: "\(URLText.redacted(request.url)) cannot be stored under a temporary name: \(error.message)")
         }
-        var storedURL: UnsafeMutablePointer<CChar>? = nil
         guard curl.pointee.curl_url_set(parsed, CURLUPART_PATH, plan.storedURLPath, 0) == CURLUE_OK,
-              curl.pointee.curl_url_get(parsed, CURLUPART_URL, &storedURL, 0) == CURLUE_OK, let storedURL else {
+              let storedURL = urlPart(parsed, CURLUPART_URL) else {
             throw TransferError(kind: .permanent, code: TransferError.name(of: CURLE_URL_MALFORMAT),
                                 message: "libcurl cannot build the temporary name of \(URLText.redacted(request.url))")
         }
-        defer { curl.pointee.curl_free(storedURL) }
-        try check(xb_easy_setopt_string(curl, easy, CURLOPT_URL, storedURL), "the upload's temporary URL")
+        try set(easy, CURLOPT_URL, storedURL)
         if !plan.commands.isEmpty {
             // Bytes, not text: a file name need not be UTF-8. Freed by `close()`.
             postQuote = try setList(easy, CURLOPT_POSTQUOTE, plan.commands, "the rename commands") { command, append in

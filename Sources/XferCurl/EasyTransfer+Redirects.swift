@@ -76,14 +76,17 @@ extension EasyTransfer {
         guard let parsed = curl.pointee.curl_url() else { return nil }
         defer { curl.pointee.curl_url_cleanup(parsed) }
         guard curl.pointee.curl_url_set(parsed, CURLUPART_URL, url, 0) == CURLUE_OK else { return nil }
-        func part(_ which: CURLUPart, _ flags: UInt32 = 0) -> String? {
-            var value: UnsafeMutablePointer<CChar>? = nil
-            guard curl.pointee.curl_url_get(parsed, which, &value, flags) == CURLUE_OK, let value else { return nil }
-            defer { curl.pointee.curl_free(value) }
-            return String(cString: value)
-        }
-        guard let scheme = part(CURLUPART_SCHEME), let host = part(CURLUPART_HOST),
-              let port = part(CURLUPART_PORT, UInt32(CURLU_DEFAULT_PORT)) else { return nil }
+        guard let scheme = urlPart(parsed, CURLUPART_SCHEME), let host = urlPart(parsed, CURLUPART_HOST),
+              let port = urlPart(parsed, CURLUPART_PORT, UInt32(CURLU_DEFAULT_PORT)) else { return nil }
         return "\(scheme.lowercased())://\(host.lowercased()):\(port)"
+    }
+
+    /// One part of a URL libcurl parsed (`curl_url_get`), or nil when it has none or
+    /// cannot give it.
+    func urlPart(_ parsed: OpaquePointer, _ which: CURLUPart, _ flags: UInt32 = 0) -> String? {
+        var value: UnsafeMutablePointer<CChar>? = nil
+        guard curl.pointee.curl_url_get(parsed, which, &value, flags) == CURLUE_OK, let value else { return nil }
+        defer { curl.pointee.curl_free(value) }
+        return String(cString: value)
     }
 }

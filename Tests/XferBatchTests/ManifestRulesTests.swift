@@ -220,6 +220,22 @@ struct ManifestRulesTests {
         #expect(lines.contains { $0.contains("\(path): \"") && $0.contains("names ending in .xferpart are those of files in progress") }, "\(lines)")
     }
 
+    @Test func inPlaceIsNotForHTTP() {
+        let lines = M.problems(M.manifest(jobs: #"{"id": "u", "upload": {"url": "https://x.org/f", "from": "f.txt", "inPlace": true}}"#))
+        #expect(lines.contains { $0.contains(#"jobs[0].upload.inPlace: "inPlace" is for FTP, SFTP and file: uploads"#) }, "\(lines)")
+    }
+
+    /// The part of the upload to `b.bin` is stored as `b.bin.xferpart` (FTP, SFTP, file:):
+    /// an upload to that name would be overwritten by it, then renamed away. An HTTP
+    /// server names its own temporary files.
+    @Test(arguments: ["ftp://x.org/pub/b.bin.xferpart", "sftp://x.org/srv/b.bin.xferpar%74", "file:///srv/b.bin.xferpart"])
+    func anUploadNamedLikeAPartIsRefused(url: String) throws {
+        let lines = M.problems(M.manifest(jobs: #"{"id": "u", "upload": {"url": "\#(url)", "from": "f.txt"}}"#))
+        #expect(lines.contains { $0.contains("jobs[0].upload.url: \(url): names ending in .xferpart are those of files in progress") }, "\(lines)")
+        let http = try M.plan(M.manifest(jobs: #"{"id": "u", "upload": {"url": "https://x.org/b.bin.xferpart", "from": "f.txt"}}"#))
+        #expect(http.jobs.map(\.id) == ["u"])
+    }
+
     /// An archive's prefix may not lead its entries out of the archive's folder: `../`
     /// made `../a.txt`, which an extraction refuses, or a careless tool writes outside.
     @Test(arguments: ["../", "/abs/", "a/../../", "..", "x/..", "/\u{301}x/", "\u{600}/../"])

@@ -43,36 +43,6 @@ struct TemporaryNameUploadTests {
         #expect(reason == #"CURLE_QUOTE_ERROR: \#(words); "inPlace": true stores the file straight under its final name, for a server that refuses renames"#)
     }
 
-    @Test func inPlaceIsNotForHTTP() throws {
-        let t = try E()
-        defer { t.cleanUp() }
-        let error = #expect(throws: ManifestError.self) {
-            try t.plan(jobs: #"{"id": "u", "upload": {"url": "https://x.org/f", "from": "f.txt", "inPlace": true}}"#)
-        }
-        #expect(error?.description.contains(#"jobs[0].upload.inPlace: "inPlace" is for FTP, SFTP and file: uploads"#) == true,
-                "\(error.map { "\($0)" } ?? "")")
-    }
-
-    /// The part of the upload to `b.bin` is stored as `b.bin.xferpart`: an upload to that
-    /// name would be overwritten by it, then renamed away.
-    @Test(arguments: ["ftp://x.org/pub/b.bin.xferpart", "sftp://x.org/srv/b.bin.xferpar%74", "file:///srv/b.bin.xferpart"])
-    func anUploadNamedLikeAPartIsRefused(url: String) throws {
-        let t = try E()
-        defer { t.cleanUp() }
-        let error = #expect(throws: ManifestError.self) {
-            try t.plan(jobs: #"{"id": "u", "upload": {"url": "\#(url)", "from": "f.txt"}}"#)
-        }
-        #expect(error?.description.contains("jobs[0].upload.url: \(url): names ending in .xferpart are those of files in progress") == true,
-                "\(error.map { "\($0)" } ?? "")")
-    }
-
-    @Test func anHTTPUploadMayNameAFileLikeAPart() throws {
-        let t = try E()
-        defer { t.cleanUp() }
-        let plan = try t.plan(jobs: #"{"id": "u", "upload": {"url": "https://x.org/b.bin.xferpart", "from": "\#(source(in: t))"}}"#)
-        #expect(plan.jobs.count == 1)
-    }
-
     @Test(arguments: [("", "stored as up.txt.xferpart, renamed once whole"),
                       (#", "inPlace": true"#, "stored in place: the final name holds part of the file until the last byte is sent")])
     func thePlanSaysWhereTheFileIsStoredUntilWhole(extra: String, line: String) throws {

@@ -54,6 +54,12 @@ public struct Upload: Sendable {
         return url.isFTPOrSFTP || url.scheme == "file"
     }
 
+    /// The name the file is stored under until it is whole (`NAME.xferpart`, as the URL
+    /// writes it), or nil when it goes straight to its final name; for `plan`.
+    public var storedName: String? {
+        storesUnderTemporaryName ? PathText.lastComponent(url.redacted) + PathText.partialSuffix : nil
+    }
+
     /// Every local path this upload reads, as written.
     public var sourcePaths: [String] {
         switch body {

@@ -122,7 +122,7 @@ extension Plan {
                     }
                     w.member("createMissingDirs", u.createMissingDirectories)
                     w.member("inPlace", u.inPlace)
-                    w.member("storedAs", u.storesUnderTemporaryName ? PathText.lastComponent(u.url.redacted) + PathText.partialSuffix : nil)
+                    w.member("storedAs", u.storedName)
                     w.member("idempotent", u.idempotent)
                 }
             case .archive(let a):

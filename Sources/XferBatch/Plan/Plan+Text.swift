@@ -57,8 +57,8 @@ extension Plan {
                 // FTP, SFTP and file uploads store the file; only HTTP has a method.
                 let verb = u.url.scheme.hasPrefix("http") ? u.method.rawValue : "store"
                 lines.append("\(verb) \(show(path)) -> \(u.url.redacted)")
-                if u.storesUnderTemporaryName {
-                    lines.append("stored as \(PathText.lastComponent(u.url.redacted))\(PathText.partialSuffix), renamed once whole")
+                if let stored = u.storedName {
+                    lines.append("stored as \(stored), renamed once whole")
                 } else if u.inPlace {
                     lines.append("stored in place: the final name holds part of the file until the last byte is sent")
                 }
